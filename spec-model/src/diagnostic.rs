@@ -1,0 +1,138 @@
+//! Diagnostics: static errors and warnings with a code (a spec rule ID such as
+//! `WF-3`, or `syntax`/`name`/`limit` for the text format), a message and a span,
+//! rendered with the source excerpt by `codespan-reporting`.
+
+use crate::span::Span;
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// A rule ID (`WF-3`, `SI-D-8.2.3`) or a text-format code (`syntax`, `name`, `limit`).
+    pub code: String,
+    pub message: String,
+    pub span: Span,
+    /// Short text shown at the caret, e.g. "expected `)`".
+    pub label: String,
+    /// Other places worth showing (e.g. the earlier binding of a variable).
+    pub secondary: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: impl Into<String>, message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code: code.into(),
+            message: message.into(),
+            span,
+            label: String::new(),
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn warning(code: impl Into<String>, message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message, span)
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = label.into();
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.secondary.push((span, label.into()));
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// 1-based line and column of the span's start in `source` (columns count characters).
+    pub fn line_col(&self, source: &str) -> Option<(usize, usize)> {
+        line_col(source, self.span)
+    }
+
+    /// Renders with the source line and a caret under the span.
+    pub fn render(&self, file_name: &str, source: &str) -> String {
+        let file = SimpleFile::new(file_name, source);
+        let mut d = match self.severity {
+            Severity::Error => CsDiagnostic::error(),
+            Severity::Warning => CsDiagnostic::warning(),
+        }
+        .with_code(self.code.clone())
+        .with_message(self.message.clone());
+        let mut labels = Vec::new();
+        if let Some(r) = clamp_range(self.span, source) {
+            labels.push(Label::primary((), r).with_message(self.label.clone()));
+        }
+        for (span, text) in &self.secondary {
+            if let Some(r) = clamp_range(*span, source) {
+                labels.push(Label::secondary((), r).with_message(text.clone()));
+            }
+        }
+        d = d.with_labels(labels).with_notes(self.notes.clone());
+        let config = term::Config::default();
+        term::emit_into_string(&config, &file, &d).unwrap_or_else(|_| format!("{self}\n"))
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}[{}]: {}", self.code, self.message)
+    }
+}
+
+/// Renders every diagnostic, in order.
+pub fn render_all(diags: &[Diagnostic], file_name: &str, source: &str) -> String {
+    diags.iter().map(|d| d.render(file_name, source)).collect()
+}
+
+/// 1-based line and column (in characters) of `span.lo`.
+pub fn line_col(source: &str, span: Span) -> Option<(usize, usize)> {
+    let r = clamp_range(span, source)?;
+    let before = &source[..r.start];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = source[line_start..r.start].chars().count() + 1;
+    Some((line, col))
+}
+
+/// The span as a range inside `source`, moved onto character boundaries.
+fn clamp_range(span: Span, source: &str) -> Option<std::ops::Range<usize>> {
+    if span.is_synthetic() {
+        return None;
+    }
+    let mut lo = (span.lo as usize).min(source.len());
+    let mut hi = (span.hi as usize).min(source.len()).max(lo);
+    while !source.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    while !source.is_char_boundary(hi) {
+        hi += 1;
+    }
+    Some(lo..hi)
+}

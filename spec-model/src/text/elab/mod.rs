@@ -1,0 +1,313 @@
+//! Elaboration: gives the Python-syntax tree its Relax meaning, resolving names to
+//! variables (by identity), shape variables, globals and TIR buffers.
+//!
+//! Naming follows TVMScript: a name refers to its most recent binding in the
+//! innermost enclosing scope; `if` branches and dataflow blocks open scopes; the
+//! outputs of a dataflow block (`R.output(...)`) stay visible after it.
+
+mod attrs;
+mod constant;
+pub(crate) mod prim;
+mod relax_expr;
+mod relax_fn;
+pub(crate) mod sinfo;
+pub(crate) mod tir;
+pub(crate) use tir as tir_rules;
+
+use super::error::{ParseError, ParseResult};
+use super::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
+use crate::grammar::tir::Buffer;
+use crate::grammar::{BaseFunc, GlobalVar, IRModule, PrimVar, Var};
+use crate::span::Span;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What a name can refer to.
+#[derive(Clone, Debug)]
+pub(crate) enum Entity {
+    Relax(Var),
+    Shape(PrimVar),
+    Global(GlobalVar),
+    Buffer(Buffer),
+    /// The module's class name or `cls`: only `Name.f` is meaningful.
+    Module,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GlobalKind {
+    Relax,
+    Tir,
+}
+
+/// Scoped name resolution shared by the Relax and TIR elaborators.
+pub(crate) struct Scopes {
+    pub(crate) frames: Vec<HashMap<String, Entity>>,
+}
+
+impl Scopes {
+    fn new(base: HashMap<String, Entity>) -> Scopes {
+        Scopes { frames: vec![base] }
+    }
+    pub(crate) fn push(&mut self) {
+        self.frames.push(HashMap::new());
+    }
+    pub(crate) fn pop(&mut self) -> HashMap<String, Entity> {
+        self.frames.pop().unwrap_or_default()
+    }
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Entity> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+    pub(crate) fn define(&mut self, name: &str, e: Entity) {
+        if let Some(f) = self.frames.last_mut() {
+            f.insert(name.to_string(), e);
+        }
+    }
+    /// Every name visible now (for "did you mean" hints).
+    fn visible_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.frames.iter().flat_map(|f| f.keys().cloned()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// State shared while elaborating one module.
+pub(crate) struct Ctx {
+    pub(crate) globals: HashMap<String, GlobalKind>,
+    pub(crate) scopes: Scopes,
+}
+
+impl Ctx {
+    pub(crate) fn unknown_name(&self, name: &str, span: Span) -> ParseError {
+        let mut err =
+            ParseError::name(format!("unknown name `{name}`"), span).with_label("not defined here");
+        if let Some(best) = closest(name, &self.scopes.visible_names()) {
+            err = err.with_note(format!(
+                "help: a name with a similar spelling exists: `{best}`"
+            ));
+        }
+        err
+    }
+}
+
+/// The visible name closest in spelling to `name`, if any is close.
+fn closest(name: &str, candidates: &[String]) -> Option<String> {
+    fn dist(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut cur = vec![i + 1];
+            for (j, cb) in b.iter().enumerate() {
+                cur.push(
+                    (prev[j] + usize::from(ca != *cb))
+                        .min(prev[j + 1] + 1)
+                        .min(cur[j] + 1),
+                );
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    candidates
+        .iter()
+        .filter(|c| c.as_str() != "cls")
+        .map(|c| (dist(name, c), c))
+        .filter(|(d, c)| *d <= 2 && *d < c.chars().count().max(name.chars().count()))
+        .min()
+        .map(|(_, c)| c.clone())
+}
+
+/// Is this expression a decorator naming `path` (`R.function` or `R.function(...)`)?
+pub(crate) fn decorator_is(d: &PyExpr, paths: &[&str]) -> bool {
+    let target = match &d.kind {
+        PyExprKind::Call { func, .. } => func,
+        _ => d,
+    };
+    target
+        .dotted_name()
+        .is_some_and(|n| paths.contains(&n.as_str()))
+}
+
+const RELAX_FUNCTION: &[&str] = &["R.function", "relax.function", "tvm.script.relax.function"];
+const PRIM_FUNC: &[&str] = &["T.prim_func", "tir.prim_func", "tvm.script.tir.prim_func"];
+const IR_MODULE: &[&str] = &["I.ir_module", "tvm.script.ir_module", "ir_module"];
+
+fn function_kind(decorators: &[PyExpr], name_span: Span) -> ParseResult<GlobalKind> {
+    if decorators.iter().any(|d| decorator_is(d, RELAX_FUNCTION)) {
+        Ok(GlobalKind::Relax)
+    } else if decorators.iter().any(|d| decorator_is(d, PRIM_FUNC)) {
+        Ok(GlobalKind::Tir)
+    } else {
+        Err(ParseError::syntax(
+            "a function here must be decorated with `@R.function` or `@T.prim_func`",
+            name_span,
+        ))
+    }
+}
+
+fn is_docstring(s: &PyStmt) -> bool {
+    matches!(
+        &s.kind,
+        PyStmtKind::Expr(PyExpr {
+            kind: PyExprKind::Str(_),
+            ..
+        })
+    )
+}
+
+/// Elaborates a parsed file: one `@I.ir_module class`, or top-level functions
+/// (a module holding them).
+pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
+    let mut class: Option<(&str, Span, &[PyStmt], Span)> = None;
+    let mut funcs: Vec<&PyStmt> = Vec::new();
+    for s in stmts {
+        match &s.kind {
+            PyStmtKind::Import { .. } | PyStmtKind::Pass => {}
+            _ if is_docstring(s) => {}
+            PyStmtKind::ClassDef {
+                name,
+                name_span,
+                decorators,
+                body,
+                ..
+            } => {
+                if !decorators.iter().any(|d| decorator_is(d, IR_MODULE)) {
+                    return Err(ParseError::syntax(
+                        "a module class must be decorated with `@I.ir_module`",
+                        *name_span,
+                    ));
+                }
+                if let Some((_, first, _, _)) = class {
+                    return Err(ParseError::syntax("a file holds one module", *name_span)
+                        .with_secondary(first, "the first module"));
+                }
+                class = Some((name, *name_span, body, s.span));
+            }
+            PyStmtKind::FunctionDef { .. } => funcs.push(s),
+            _ => {
+                return Err(ParseError::syntax(
+                    "expected `@I.ir_module class ...` or a decorated function at the top level",
+                    s.span,
+                ))
+            }
+        }
+    }
+    match class {
+        Some((name, name_span, body, span)) => {
+            if let Some(f) = funcs.first() {
+                return Err(
+                    ParseError::syntax("functions outside the module class", f.span)
+                        .with_secondary(name_span, "the module"),
+                );
+            }
+            let mut members = Vec::new();
+            for s in body {
+                match &s.kind {
+                    PyStmtKind::FunctionDef { .. } => members.push(s),
+                    PyStmtKind::Pass => {}
+                    _ if is_docstring(s) => {}
+                    _ => {
+                        return Err(ParseError::syntax(
+                            "a module class holds only decorated functions",
+                            s.span,
+                        ))
+                    }
+                }
+            }
+            elaborate_module(name, Some(name), &members, span)
+        }
+        None => {
+            if funcs.is_empty() {
+                return Err(ParseError::syntax(
+                    "the file defines no module: expected `@I.ir_module class ...` or a decorated function",
+                    Span::new(0, 0),
+                ));
+            }
+            let span = funcs[0].span.to(funcs[funcs.len() - 1].span);
+            elaborate_module("Module", None, &funcs, span)
+        }
+    }
+}
+
+fn elaborate_module(
+    name: &str,
+    class_name: Option<&str>,
+    defs: &[&PyStmt],
+    span: Span,
+) -> ParseResult<IRModule> {
+    // All globals are visible to each other (Variable Scoping, rule 1).
+    let mut globals = HashMap::new();
+    let mut base = HashMap::new();
+    let mut first_def: HashMap<&str, Span> = HashMap::new();
+    for d in defs {
+        let PyStmtKind::FunctionDef {
+            name,
+            name_span,
+            decorators,
+            ..
+        } = &d.kind
+        else {
+            continue;
+        };
+        if let Some(prev) = first_def.get(name.as_str()) {
+            return Err(
+                ParseError::name(format!("the module defines `{name}` twice"), *name_span)
+                    .with_secondary(*prev, "first defined here"),
+            );
+        }
+        first_def.insert(name, *name_span);
+        globals.insert(name.clone(), function_kind(decorators, *name_span)?);
+        base.insert(name.clone(), Entity::Global(GlobalVar::new(name.clone())));
+    }
+    base.insert("cls".to_string(), Entity::Module);
+    if let Some(c) = class_name {
+        base.insert(c.to_string(), Entity::Module);
+    }
+    let mut ctx = Ctx {
+        globals,
+        scopes: Scopes::new(base),
+    };
+    let mut functions = Vec::new();
+    for d in defs {
+        let PyStmtKind::FunctionDef { name, .. } = &d.kind else {
+            continue;
+        };
+        let f = match ctx.globals[name.as_str()] {
+            GlobalKind::Relax => BaseFunc::Relax(Rc::new(relax_fn::global_function(&mut ctx, d)?)),
+            GlobalKind::Tir => BaseFunc::Tir(Rc::new(tir::prim_func(&mut ctx, d)?)),
+        };
+        functions.push((GlobalVar::new(name.clone()), f));
+    }
+    Ok(IRModule {
+        name: name.to_string(),
+        functions,
+        span,
+    })
+}
+
+/// Elaborates a standalone expression against a module's globals (corpus `run:` lines).
+pub(crate) fn elaborate_expr_in_module(
+    module: &IRModule,
+    e: &PyExpr,
+) -> ParseResult<crate::grammar::Expr> {
+    let mut globals = HashMap::new();
+    let mut base = HashMap::new();
+    for (gv, f) in &module.functions {
+        let kind = match f {
+            BaseFunc::Relax(_) => GlobalKind::Relax,
+            BaseFunc::Tir(_) => GlobalKind::Tir,
+        };
+        globals.insert(gv.name.clone(), kind);
+        base.insert(gv.name.clone(), Entity::Global(gv.clone()));
+    }
+    base.insert("cls".to_string(), Entity::Module);
+    base.insert(module.name.clone(), Entity::Module);
+    let mut ctx = Ctx {
+        globals,
+        scopes: Scopes::new(base),
+    };
+    ctx.scopes.push();
+    relax_expr::standalone_expr(&mut ctx, e)
+}
+
+pub use sinfo::ndim_of_shape_var;

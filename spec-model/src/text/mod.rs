@@ -1,0 +1,35 @@
+//! The `.rx` text format (DESIGN.md): TVMScript-style Python syntax with the spec's
+//! vocabulary. [`parse_module`] reads it; [`print_module`] writes the canonical form.
+//!
+//! Parsing has two stages: a Python-subset parser ([`py_parser`]) builds a syntax
+//! tree with spans, and elaboration (`elab`) resolves names and builds the Relax AST.
+//! Neither stage normalizes.
+
+mod elab;
+pub mod error;
+pub mod lexer;
+pub mod op_syntax;
+mod print;
+pub mod py_ast;
+pub mod py_parser;
+
+pub use error::{ParseError, ParseResult};
+pub use print::{print_expr, print_module, print_prim_expr, print_struct_info, DEFAULT_WIDTH};
+
+use crate::grammar::{Expr, IRModule};
+
+/// Parses a `.rx` file: an `@I.ir_module` class, or decorated functions forming a module.
+pub fn parse_module(src: &str) -> ParseResult<IRModule> {
+    let stmts = py_parser::parse_file(src)?;
+    elab::elaborate_file(&stmts)
+}
+
+/// Parses a Relax expression that may call the module's globals by name, such as a
+/// corpus `run:` line (`main(R.const([1, 2], "int32"))`).
+pub fn parse_expr_in_module(module: &IRModule, src: &str) -> ParseResult<Expr> {
+    let e = py_parser::parse_expression(src)?;
+    elab::elaborate_expr_in_module(module, &e)
+}
+
+/// The `ndim` the parser infers for `R.Tensor(shape_var)`; see the printer.
+pub use elab::ndim_of_shape_var;

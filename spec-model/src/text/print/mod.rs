@@ -1,0 +1,149 @@
+//! The canonical printer of the `.rx` format, built on `pretty` (width-aware).
+//!
+//! Printing is the inverse of parsing for every program the parser can produce:
+//! `parse(print(p))` is alpha-equivalent to `p`. Names are made unique within each
+//! global function (a shadowed `x` prints as `x_1`, as TVM's printer does), so the
+//! printed text never depends on Python's shadowing rules.
+
+mod names;
+mod relax;
+mod scalar;
+mod sinfo;
+mod tir;
+
+use crate::grammar::{Expr, IRModule, PrimExpr, StructInfo};
+use pretty::RcDoc;
+
+pub(crate) type Doc = RcDoc<'static, ()>;
+
+/// The default line width of `oracle fmt`.
+pub const DEFAULT_WIDTH: usize = 100;
+
+pub(crate) fn txt(s: impl Into<String>) -> Doc {
+    RcDoc::text(s.into())
+}
+
+/// `head(a, b, c)`, breaking after `(` and between arguments (with a trailing
+/// comma) when it does not fit.
+pub(crate) fn call(head: impl Into<String>, args: Vec<Doc>) -> Doc {
+    bracketed(txt(head.into() + "("), args, ")")
+}
+
+pub(crate) fn bracketed(open: Doc, items: Vec<Doc>, close: &'static str) -> Doc {
+    bracketed_doc(open, items, txt(close))
+}
+
+/// Like [`bracketed`], with any document as the closing part (e.g. `) -> R.Tensor`),
+/// so that the items break before the closing part does.
+pub(crate) fn bracketed_doc(open: Doc, items: Vec<Doc>, close: Doc) -> Doc {
+    if items.is_empty() {
+        return open.append(close);
+    }
+    let sep = txt(",").append(RcDoc::line());
+    let trailing = txt(",").flat_alt(RcDoc::nil());
+    open.append(
+        RcDoc::line_()
+            .append(RcDoc::intersperse(items, sep))
+            .append(trailing)
+            .nest(4),
+    )
+    .append(RcDoc::line_())
+    .append(close)
+    .group()
+}
+
+/// A Python tuple: `(a, b)`, `(a,)`, `()`.
+pub(crate) fn tuple(items: Vec<Doc>) -> Doc {
+    if items.len() == 1 {
+        let one = items.into_iter().next().unwrap_or_else(RcDoc::nil);
+        return txt("(").append(one).append(txt(",)")).group();
+    }
+    bracketed(txt("("), items, ")")
+}
+
+pub(crate) fn list(items: Vec<Doc>) -> Doc {
+    bracketed(txt("["), items, "]")
+}
+
+/// `header:` followed by the indented statements (`pass` if there are none).
+pub(crate) fn block(header: Doc, body: Vec<Doc>) -> Doc {
+    let body = if body.is_empty() {
+        vec![txt("pass")]
+    } else {
+        body
+    };
+    header.append(txt(":")).append(
+        RcDoc::hardline()
+            .append(RcDoc::intersperse(body, RcDoc::hardline()))
+            .nest(4),
+    )
+}
+
+/// A Python string literal.
+pub(crate) fn string_lit(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A float as Python reads it back exactly (`float("nan")` etc. for non-finite values).
+pub(crate) fn float_lit(f: f64) -> String {
+    if f.is_nan() {
+        "float(\"nan\")".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            "float(\"inf\")".into()
+        } else {
+            "-float(\"inf\")".into()
+        }
+    } else {
+        format!("{f:?}")
+    }
+}
+
+pub(crate) fn render(doc: Doc, width: usize) -> String {
+    let mut out = String::new();
+    for line in doc.pretty(width).to_string().lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints a module in canonical form.
+pub fn print_module(m: &IRModule, width: usize) -> String {
+    render(relax::module(m), width)
+}
+
+/// Prints an expression on its own (variables by their name hints).
+pub fn print_expr(e: &Expr) -> String {
+    render(relax::standalone_expr(e), DEFAULT_WIDTH)
+        .trim_end()
+        .to_string()
+}
+
+pub fn print_struct_info(s: &StructInfo) -> String {
+    render(relax::standalone_struct_info(s), DEFAULT_WIDTH)
+        .trim_end()
+        .to_string()
+}
+
+pub fn print_prim_expr(p: &PrimExpr) -> String {
+    render(relax::standalone_prim_expr(p), DEFAULT_WIDTH)
+        .trim_end()
+        .to_string()
+}

@@ -1,0 +1,116 @@
+//! Printed names: every variable, shape variable and buffer of one global function
+//! gets a distinct valid identifier (its hint when free, else `hint_1`, `hint_2`, ...).
+//! Unused variables named `_` all print as `_`.
+
+use crate::grammar::tir::Buffer;
+use crate::grammar::{PrimVar, Var};
+use std::collections::{HashMap, HashSet};
+
+const PY_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+#[derive(Default)]
+pub(crate) struct Names {
+    vars: HashMap<u64, String>,
+    prims: HashMap<u64, String>,
+    buffers: HashMap<u64, String>,
+    taken: HashSet<String>,
+    /// Relax variables some expression refers to (unused `_` may repeat).
+    pub used: HashSet<u64>,
+}
+
+impl Names {
+    pub fn new(reserved: impl IntoIterator<Item = String>) -> Names {
+        let mut taken: HashSet<String> = reserved.into_iter().collect();
+        for k in PY_KEYWORDS.iter().chain(&["R", "T", "I", "cls"]) {
+            taken.insert(k.to_string());
+        }
+        Names {
+            taken,
+            ..Names::default()
+        }
+    }
+
+    /// A fresh identifier based on `hint`.
+    pub fn fresh(&mut self, hint: &str) -> String {
+        let mut base: String = hint
+            .chars()
+            .map(|c| {
+                if c == '_' || c.is_alphanumeric() {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+            base.insert_str(0, "v_");
+        }
+        if !self.taken.contains(&base) {
+            self.taken.insert(base.clone());
+            return base;
+        }
+        let stem = base
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .trim_end_matches('_')
+            .to_string();
+        let stem = if stem.is_empty() { base.clone() } else { stem };
+        (1..)
+            .map(|i| format!("{stem}_{i}"))
+            .find(|n| !self.taken.contains(n))
+            .map(|n| {
+                self.taken.insert(n.clone());
+                n
+            })
+            .unwrap_or(base)
+    }
+
+    pub fn var(&mut self, v: &Var) -> String {
+        if let Some(n) = self.vars.get(&v.id()) {
+            return n.clone();
+        }
+        let n = if v.name() == "_" && !self.used.contains(&v.id()) {
+            "_".to_string()
+        } else {
+            self.fresh(v.name())
+        };
+        self.vars.insert(v.id(), n.clone());
+        n
+    }
+
+    /// Prints `v` under an already chosen name (an `if` result bound in both branches).
+    pub fn alias_var(&mut self, v: &Var, name: &str) {
+        self.vars.insert(v.id(), name.to_string());
+    }
+
+    pub fn prim(&mut self, v: &PrimVar) -> String {
+        if let Some(n) = self.prims.get(&v.id()) {
+            return n.clone();
+        }
+        let n = self.fresh(v.name());
+        self.prims.insert(v.id(), n.clone());
+        n
+    }
+
+    pub fn prim_named(&mut self, v: &PrimVar, hint: &str) -> String {
+        if let Some(n) = self.prims.get(&v.id()) {
+            return n.clone();
+        }
+        let n = self.fresh(hint);
+        self.prims.insert(v.id(), n.clone());
+        n
+    }
+
+    pub fn buffer(&mut self, b: &Buffer) -> String {
+        if let Some(n) = self.buffers.get(&b.id()) {
+            return n.clone();
+        }
+        let n = self.fresh(b.name());
+        self.buffers.insert(b.id(), n.clone());
+        n
+    }
+}

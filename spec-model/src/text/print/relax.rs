@@ -1,0 +1,501 @@
+//! Modules, Relax functions, binding blocks, bindings and expressions.
+
+use super::names::Names;
+use super::sinfo::{attr_dict, attr_value, constant};
+use super::{block, call, string_lit, tuple, txt, Doc};
+use crate::grammar::visit::walk_expr;
+use crate::grammar::{
+    AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr,
+    PrimVar, StructInfo, StructInfoKind, Var,
+};
+use crate::text::op_syntax::{op_script_name, op_signature, OpParam};
+use pretty::RcDoc;
+use std::cell::RefCell;
+
+pub(crate) struct RelaxPrinter {
+    pub names: RefCell<Names>,
+    /// Globals print as `f` (a file holding one function) or `cls.f` (a module).
+    pub bare_globals: bool,
+}
+
+const IMPORTS_MODULE: &str = "from tvm.script import ir as I";
+const IMPORTS: [&str; 2] = [
+    "from tvm.script import relax as R",
+    "from tvm.script import tir as T",
+];
+
+pub(crate) fn module(m: &IRModule) -> Doc {
+    let standalone = m.name == "Module"
+        && m.functions.len() == 1
+        && matches!(m.functions[0].1, BaseFunc::Relax(_));
+    let reserved: Vec<String> = m
+        .functions
+        .iter()
+        .map(|(gv, _)| gv.name.clone())
+        .chain(std::iter::once(m.name.clone()))
+        .collect();
+    let funcs: Vec<Doc> = m
+        .functions
+        .iter()
+        .map(|(gv, f)| match f {
+            BaseFunc::Relax(func) => {
+                let p = RelaxPrinter {
+                    names: RefCell::new(Names::new(reserved.clone())),
+                    bare_globals: standalone,
+                };
+                p.global_function(&gv.name, func)
+            }
+            BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone()),
+        })
+        .collect();
+    let mut imports: Vec<Doc> = Vec::new();
+    if !standalone {
+        imports.push(txt(IMPORTS_MODULE));
+    }
+    imports.extend(IMPORTS.iter().map(|s| txt(*s)));
+    let header = RcDoc::intersperse(imports, RcDoc::hardline())
+        .append(RcDoc::hardline())
+        .append(RcDoc::hardline());
+    let sep = RcDoc::hardline().append(RcDoc::hardline());
+    if standalone {
+        return header.append(RcDoc::intersperse(funcs, sep));
+    }
+    let class = txt("@I.ir_module")
+        .append(RcDoc::hardline())
+        .append(txt(format!("class {}", m.name)));
+    let body = if funcs.is_empty() {
+        vec![txt("pass")]
+    } else {
+        vec![RcDoc::intersperse(funcs, sep)]
+    };
+    header.append(block(class, body))
+}
+
+fn fresh_printer() -> RelaxPrinter {
+    RelaxPrinter {
+        names: RefCell::new(Names::new(Vec::new())),
+        bare_globals: true,
+    }
+}
+
+pub(crate) fn standalone_expr(e: &Expr) -> Doc {
+    fresh_printer().expr(e)
+}
+
+pub(crate) fn standalone_struct_info(s: &StructInfo) -> Doc {
+    fresh_printer().sinfo(s, false)
+}
+
+pub(crate) fn standalone_prim_expr(p: &PrimExpr) -> Doc {
+    fresh_printer().prim(p)
+}
+
+/// Shape variables mentioned in `e` (annotations, shapes, nested functions), in
+/// textual order.
+fn shape_vars_in(e: &Expr, out: &mut Vec<PrimVar>) {
+    fn push(p: &PrimExpr, out: &mut Vec<PrimVar>) {
+        p.for_each_var(&mut |v| {
+            if !out.contains(v) {
+                out.push(v.clone())
+            }
+        });
+    }
+    fn var(v: &Var, out: &mut Vec<PrimVar>) {
+        if let Some(a) = v.annotation() {
+            sinfo(a, out);
+        }
+    }
+    match &e.kind {
+        ExprKind::ShapeExpr(ds) => ds.iter().for_each(|d| push(d, out)),
+        ExprKind::PrimValue(p) => push(p, out),
+        ExprKind::Tuple(fs) => fs.iter().for_each(|f| shape_vars_in(f, out)),
+        ExprKind::Call(c) => {
+            shape_vars_in(&c.op, out);
+            c.args.iter().for_each(|a| shape_vars_in(a, out));
+            c.sinfo_args.iter().for_each(|s| sinfo(s, out));
+        }
+        ExprKind::Function(f) => {
+            f.params.iter().for_each(|p| var(p, out));
+            if let Some(r) = &f.ret_struct_info {
+                sinfo(r, out);
+            }
+            shape_vars_in(&f.body, out);
+        }
+        ExprKind::SeqExpr(seq) => {
+            for b in seq.blocks.iter().flat_map(|b| &b.bindings) {
+                if let Some(v) = b.var() {
+                    var(v, out);
+                }
+                shape_vars_in(b.value(), out);
+                if let Binding::MatchCast { struct_info, .. } = b {
+                    sinfo(struct_info, out);
+                }
+            }
+            shape_vars_in(&seq.body, out);
+        }
+        ExprKind::If(i) => {
+            shape_vars_in(&i.cond, out);
+            shape_vars_in(&i.true_branch, out);
+            shape_vars_in(&i.false_branch, out);
+        }
+        ExprKind::TupleGetItem { tuple_value, .. } => shape_vars_in(tuple_value, out),
+        _ => {}
+    }
+}
+
+/// Shape variables of a StructInfo, in textual order.
+fn sinfo(s: &StructInfo, out: &mut Vec<PrimVar>) {
+    match &*s.kind {
+        StructInfoKind::Shape {
+            values: Some(vs), ..
+        } => vs.iter().for_each(|v| {
+            v.for_each_var(&mut |x| {
+                if !out.contains(x) {
+                    out.push(x.clone())
+                }
+            })
+        }),
+        StructInfoKind::Tensor { shape: Some(e), .. } => shape_vars_in(e, out),
+        StructInfoKind::Tuple { fields } => fields.iter().for_each(|f| sinfo(f, out)),
+        StructInfoKind::Func { params, ret, .. } => {
+            params.iter().flatten().for_each(|p| sinfo(p, out));
+            sinfo(ret, out);
+        }
+        _ => {}
+    }
+}
+
+fn used_vars(e: &Expr, names: &mut Names) {
+    walk_expr(e, &mut |x| {
+        if let ExprKind::Var(v) = &x.kind {
+            names.used.insert(v.id());
+        }
+    });
+}
+
+impl RelaxPrinter {
+    fn global_function(&self, name: &str, f: &Function) -> Doc {
+        used_vars(&f.body, &mut self.names.borrow_mut());
+        let private = f.attrs.get("global_symbol").is_none();
+        self.function(name, f, Some(private))
+    }
+
+    /// `@R.function def name(...)`; `global` is `Some(private)` for a module's function.
+    fn function(&self, name: &str, f: &Function, global: Option<bool>) -> Doc {
+        let mut options = Vec::new();
+        let mut attrs = f.attrs.0.clone();
+        if let Some(AttrValue::Bool(p)) = attrs.get("pure").cloned() {
+            attrs.remove("pure");
+            options.push(format!("pure={}", if p { "True" } else { "False" }));
+        }
+        if let Some(private) = global {
+            if matches!(attrs.get("global_symbol"), Some(AttrValue::Str(s)) if s == name) {
+                attrs.remove("global_symbol");
+            }
+            if private {
+                options.push("private=True".into());
+            }
+        }
+        let decorator = if options.is_empty() {
+            "@R.function".to_string()
+        } else {
+            format!("@R.function({})", options.join(", "))
+        };
+        let params: Vec<Doc> = f
+            .params
+            .iter()
+            .map(|p| {
+                let n = txt(self.names.borrow_mut().var(p));
+                match p.annotation() {
+                    Some(a) => n.append(txt(": ")).append(self.sinfo(a, true)),
+                    None => n,
+                }
+            })
+            .collect();
+        let ret = match &f.ret_struct_info {
+            Some(r) => txt(") -> ").append(self.sinfo(r, true)),
+            None => txt(")"),
+        };
+        let header = super::bracketed_doc(txt(format!("def {name}(")), params, ret);
+        let mut body = Vec::new();
+        if !attrs.is_empty() {
+            body.push(call("R.func_attr", vec![attr_dict(&attrs)]));
+        }
+        if global.is_some() {
+            let mut in_body = Vec::new();
+            shape_vars_in(&f.body, &mut in_body);
+            let mut vars = Vec::new();
+            f.params
+                .iter()
+                .filter_map(|p| p.annotation())
+                .for_each(|a| sinfo(a, &mut vars));
+            if let Some(r) = &f.ret_struct_info {
+                sinfo(r, &mut vars);
+            }
+            vars.retain(|v| in_body.contains(v));
+            for v in in_body {
+                if !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+            for v in vars {
+                let n = self.names.borrow_mut().prim(&v);
+                body.push(txt(format!("{n} = T.{}()", v.dtype())));
+            }
+        }
+        match &f.body.kind {
+            ExprKind::SeqExpr(seq) => {
+                body.extend(self.blocks(&seq.blocks));
+                body.push(txt("return ").append(self.expr(&seq.body)));
+            }
+            _ => body.push(txt("return ").append(self.expr(&f.body))),
+        }
+        txt(decorator)
+            .append(RcDoc::hardline())
+            .append(block(header, body))
+    }
+
+    fn blocks(&self, blocks: &[BindingBlock]) -> Vec<Doc> {
+        let mut out = Vec::new();
+        for b in blocks {
+            if b.is_dataflow() {
+                let mut inner: Vec<Doc> = b.bindings.iter().map(|x| self.binding(x)).collect();
+                let mut outputs: Vec<String> = Vec::new();
+                for x in &b.bindings {
+                    if let Some(v) = x.var().filter(|v| !v.is_dataflow()) {
+                        let n = self.names.borrow_mut().var(v);
+                        if !outputs.contains(&n) {
+                            outputs.push(n);
+                        }
+                    }
+                }
+                if !outputs.is_empty() {
+                    inner.push(call("R.output", outputs.into_iter().map(txt).collect()));
+                }
+                out.push(block(txt("with R.dataflow()"), inner));
+            } else {
+                out.extend(b.bindings.iter().map(|x| self.binding(x)));
+            }
+        }
+        out
+    }
+
+    fn lhs(&self, v: &Var) -> Doc {
+        let n = txt(self.names.borrow_mut().var(v));
+        match v.annotation() {
+            Some(a) => n.append(txt(": ")).append(self.sinfo(a, false)),
+            None => n,
+        }
+    }
+
+    fn binding(&self, b: &Binding) -> Doc {
+        match b {
+            Binding::VarBinding { var, value, .. } => match &value.kind {
+                ExprKind::Function(f) => {
+                    let name = self.names.borrow_mut().var(var);
+                    self.function(&name, f, None)
+                }
+                ExprKind::If(i) => self.if_binding(var, i),
+                _ => self.lhs(var).append(txt(" = ")).append(self.expr(value)),
+            },
+            Binding::MatchCast {
+                var,
+                struct_info,
+                value,
+                ..
+            } => {
+                let mc = call(
+                    "R.match_cast",
+                    vec![self.expr(value), self.sinfo(struct_info, false)],
+                );
+                match var {
+                    Some(v) => self.lhs(v).append(txt(" = ")).append(mc),
+                    None => mc,
+                }
+            }
+        }
+    }
+
+    /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
+    fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
+        let name = self.names.borrow_mut().var(var);
+        let branch = |e: &Expr| -> Vec<Doc> {
+            let ExprKind::SeqExpr(seq) = &e.kind else {
+                return vec![self.lhs(var).append(txt(" = ")).append(self.expr(e))];
+            };
+            // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
+            let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
+                !b.is_dataflow()
+                    && matches!(b.bindings.last(), Some(Binding::MatchCast { var: Some(w), .. }) if seq.body.as_var() == Some(w))
+            });
+            if ends_in_match_cast {
+                if let Some(w) = seq.body.as_var() {
+                    self.names.borrow_mut().alias_var(w, &name);
+                }
+                return self.blocks(&seq.blocks);
+            }
+            let mut out = self.blocks(&seq.blocks);
+            out.push(
+                self.lhs(var)
+                    .append(txt(" = "))
+                    .append(self.expr(&seq.body)),
+            );
+            out
+        };
+        let t = branch(&i.true_branch);
+        let f = branch(&i.false_branch);
+        block(txt("if ").append(self.expr(&i.cond)), t)
+            .append(RcDoc::hardline())
+            .append(block(txt("else"), f))
+    }
+
+    pub(crate) fn expr(&self, e: &Expr) -> Doc {
+        match &e.kind {
+            ExprKind::Constant(a) => constant(a),
+            ExprKind::Var(v) => txt(self.names.borrow_mut().var(v)),
+            ExprKind::GlobalVar(gv) => {
+                if self.bare_globals {
+                    txt(gv.name.clone())
+                } else {
+                    txt(format!("cls.{}", gv.name))
+                }
+            }
+            ExprKind::Tuple(fields) => tuple(fields.iter().map(|f| self.expr(f)).collect()),
+            ExprKind::ExternFunc { global_symbol } => {
+                call("R.ExternFunc", vec![txt(string_lit(global_symbol))])
+            }
+            ExprKind::Call(c) => self.call_expr(c),
+            ExprKind::ShapeExpr(ds) => call(
+                "R.shape",
+                vec![super::list(ds.iter().map(|d| self.prim(d)).collect())],
+            ),
+            ExprKind::TupleGetItem { tuple_value, index } => {
+                self.expr(tuple_value).append(txt(format!("[{index}]")))
+            }
+            ExprKind::Op(name) => txt(op_script_name(name)),
+            ExprKind::PrimValue(p) => call("R.prim_value", vec![self.prim(p)]),
+            ExprKind::StringImm(s) => call("R.str", vec![txt(string_lit(s))]),
+            ExprKind::DataTypeImm(d) => call("R.dtype", vec![txt(string_lit(&d.to_string()))]),
+            // Not expressible in TVMScript outside the places the printer handles.
+            ExprKind::SeqExpr(_) => txt("<SeqExpr outside a function body or branch>"),
+            ExprKind::Function(_) => txt("<Function outside a binding>"),
+            ExprKind::If(_) => txt("<If outside a binding>"),
+        }
+    }
+
+    fn sinfo_list(&self, ss: &[StructInfo]) -> Doc {
+        match ss {
+            [one] => self.sinfo(one, false),
+            _ => super::list(ss.iter().map(|s| self.sinfo(s, false)).collect()),
+        }
+    }
+
+    fn call_expr(&self, c: &Call) -> Doc {
+        let attrs = || {
+            c.attrs
+                .0
+                .iter()
+                .map(|(k, v)| txt(format!("{k}=")).append(attr_value(v)))
+        };
+        let sinfo_kw = |kw: &str| -> Option<Doc> {
+            if c.sinfo_args.is_empty() {
+                return None;
+            }
+            Some(txt(format!("{kw}=")).append(self.sinfo_list(&c.sinfo_args)))
+        };
+        match &c.op.kind {
+            ExprKind::Op(name) => {
+                if let Some(doc) = self.op_call(name, c) {
+                    return doc;
+                }
+                let mut args: Vec<Doc> = c.args.iter().map(|a| self.expr(a)).collect();
+                args.extend(attrs());
+                args.extend(sinfo_kw("sinfo_args"));
+                call(op_script_name(name), args)
+            }
+            ExprKind::ExternFunc { global_symbol } => {
+                let mut args = vec![txt(string_lit(global_symbol))];
+                args.extend(c.args.iter().map(|a| self.expr(a)));
+                args.extend(attrs());
+                args.extend(sinfo_kw("sinfo_args"));
+                call("R.call_packed", args)
+            }
+            _ => {
+                let head = super::render(self.expr(&c.op), usize::MAX)
+                    .trim_end()
+                    .to_string();
+                let mut args: Vec<Doc> = c.args.iter().map(|a| self.expr(a)).collect();
+                args.extend(attrs());
+                args.extend(sinfo_kw("sinfo_args"));
+                call(head, args)
+            }
+        }
+    }
+
+    /// A call of a known operator, following its signature (see `op_syntax`);
+    /// `None` if the call does not fit the signature.
+    fn op_call(&self, name: &str, c: &Call) -> Option<Doc> {
+        let sig = op_signature(name)?;
+        let mut docs = Vec::new();
+        let mut args = c.args.iter();
+        let mut keywords_only = false;
+        let mut attrs_left = c.attrs.0.clone();
+        let mut sinfo_done = c.sinfo_args.is_empty();
+        for p in sig {
+            match p {
+                OpParam::Expr(n) | OpParam::Shape(n) | OpParam::Func(n) => {
+                    let Some(a) = args.next() else {
+                        keywords_only = true;
+                        continue;
+                    };
+                    let doc = match (&a.kind, p) {
+                        (ExprKind::ExternFunc { global_symbol }, OpParam::Func(_)) => {
+                            txt(string_lit(global_symbol))
+                        }
+                        _ => self.expr(a),
+                    };
+                    docs.push(if keywords_only {
+                        txt(format!("{n}=")).append(doc)
+                    } else {
+                        doc
+                    });
+                }
+                OpParam::Rest(_) => {
+                    for a in args.by_ref() {
+                        docs.push(self.expr(a));
+                    }
+                }
+                OpParam::Attr(n) => {
+                    keywords_only = true;
+                    if let Some(v) = attrs_left.remove(*n) {
+                        docs.push(txt(format!("{n}=")).append(attr_value(&v)));
+                    }
+                }
+                OpParam::Sinfo(n) => {
+                    keywords_only = true;
+                    if !sinfo_done {
+                        sinfo_done = true;
+                        let doc = match (*n, c.sinfo_args.as_slice()) {
+                            ("out_sinfo", [one]) => match &*one.kind {
+                                StructInfoKind::Tuple { fields } => super::list(
+                                    fields.iter().map(|f| self.sinfo(f, false)).collect(),
+                                ),
+                                _ => self.sinfo(one, false),
+                            },
+                            ("out_sinfo", _) => return None,
+                            _ => self.sinfo_list(&c.sinfo_args),
+                        };
+                        docs.push(txt(format!("{n}=")).append(doc));
+                    }
+                }
+            }
+        }
+        if args.next().is_some() || !attrs_left.is_empty() {
+            return None;
+        }
+        if !sinfo_done {
+            docs.push(txt("sinfo_args=").append(self.sinfo_list(&c.sinfo_args)));
+        }
+        Some(call(op_script_name(name), docs))
+    }
+}

@@ -1,0 +1,191 @@
+//! Printing scalar expressions: Relax `PrimExpr`s and TIR expressions share the
+//! operators, precedence and the rule for when a literal may be written bare.
+
+use super::{call, float_lit, txt, Doc};
+use crate::grammar::{DataType, PrimBinOp, PrimVar, TypeCode};
+use crate::text::elab::prim::coerced_literal_dtype;
+
+/// A view of one scalar node, common to `PrimExpr` and `TirExpr`.
+pub(crate) enum View<'a, E> {
+    Var(&'a PrimVar),
+    Int(i64, DataType),
+    Float(f64, DataType),
+    Bin(PrimBinOp, &'a E, &'a E),
+    Not(&'a E),
+    Select(&'a E, &'a E, &'a E),
+    Cast(DataType, &'a E),
+    /// A node only one of the languages has (printed by the caller).
+    Other,
+}
+
+pub(crate) trait Scalar: Sized {
+    fn view(&self) -> View<'_, Self>;
+    fn dtype(&self) -> DataType;
+}
+
+/// Python precedence levels used for parenthesization.
+pub(crate) const P_OR: u8 = 1;
+pub(crate) const P_AND: u8 = 2;
+pub(crate) const P_NOT: u8 = 3;
+pub(crate) const P_CMP: u8 = 4;
+pub(crate) const P_ADD: u8 = 9;
+pub(crate) const P_MUL: u8 = 10;
+pub(crate) const P_UNARY: u8 = 11;
+pub(crate) const P_ATOM: u8 = 13;
+
+/// Printing context: default literal dtypes and how to print names and the
+/// language-specific nodes.
+pub(crate) struct ScalarPrinter<'p, E> {
+    pub int_default: DataType,
+    pub float_default: DataType,
+    pub var_name: &'p dyn Fn(&PrimVar) -> String,
+    pub other: &'p dyn Fn(&E, &ScalarPrinter<'p, E>) -> (Doc, u8),
+}
+
+pub(crate) fn is_literal<E: Scalar>(e: &E) -> bool {
+    matches!(e.view(), View::Int(..) | View::Float(..))
+}
+
+impl<'p, E: Scalar> ScalarPrinter<'p, E> {
+    /// Prints `e` where a bare literal would take dtype `target` (if any).
+    pub fn print_coerced(&self, e: &E, target: Option<DataType>) -> (Doc, u8) {
+        match e.view() {
+            View::Int(v, d) => self.literal(Literal::Int(v), d, target),
+            View::Float(v, d) => self.literal(Literal::Float(v), d, target),
+            _ => self.print(e),
+        }
+    }
+
+    /// `(doc, precedence)` of `e` in a position with no implicit conversion.
+    pub fn print(&self, e: &E) -> (Doc, u8) {
+        match e.view() {
+            View::Var(v) => (txt((self.var_name)(v)), P_ATOM),
+            View::Int(v, d) => self.literal(Literal::Int(v), d, None),
+            View::Float(v, d) => self.literal(Literal::Float(v), d, None),
+            View::Bin(op, a, b) => self.binary(op, a, b),
+            View::Not(a) => (txt("not ").append(self.at_least(a, None, P_NOT)), P_NOT),
+            View::Select(c, a, b) => (
+                call(
+                    "T.Select",
+                    vec![self.print(c).0, self.print(a).0, self.print(b).0],
+                ),
+                P_ATOM,
+            ),
+            View::Cast(d, a) => (
+                call("T.Cast", vec![txt(format!("\"{d}\"")), self.print(a).0]),
+                P_ATOM,
+            ),
+            View::Other => (self.other)(e, self),
+        }
+    }
+
+    /// Prints `e` parenthesized unless its precedence is at least `min`.
+    pub fn at_least(&self, e: &E, target: Option<DataType>, min: u8) -> Doc {
+        let (d, p) = self.print_coerced(e, target);
+        if p >= min {
+            d
+        } else {
+            txt("(").append(d).append(txt(")"))
+        }
+    }
+
+    /// Two operands that convert bare literals into each other's dtype.
+    pub fn pair(&self, a: &E, b: &E) -> (Option<DataType>, Option<DataType>) {
+        match (is_literal(a), is_literal(b)) {
+            (true, false) => (Some(b.dtype()), None),
+            (false, true) => (None, Some(a.dtype())),
+            _ => (None, None),
+        }
+    }
+
+    fn binary(&self, op: PrimBinOp, a: &E, b: &E) -> (Doc, u8) {
+        let (ta, tb) = self.pair(a, b);
+        let func = match op {
+            PrimBinOp::Div => Some("T.truncdiv"),
+            PrimBinOp::Mod => Some("T.truncmod"),
+            PrimBinOp::Min => Some("T.min"),
+            PrimBinOp::Max => Some("T.max"),
+            _ => None,
+        };
+        if let Some(f) = func {
+            return (
+                call(
+                    f,
+                    vec![self.print_coerced(a, ta).0, self.print_coerced(b, tb).0],
+                ),
+                P_ATOM,
+            );
+        }
+        let (sym, prec) = match op {
+            PrimBinOp::Add => ("+", P_ADD),
+            PrimBinOp::Sub => ("-", P_ADD),
+            PrimBinOp::Mul => ("*", P_MUL),
+            PrimBinOp::FloorDiv => ("//", P_MUL),
+            PrimBinOp::FloorMod => ("%", P_MUL),
+            PrimBinOp::Eq => ("==", P_CMP),
+            PrimBinOp::Ne => ("!=", P_CMP),
+            PrimBinOp::Lt => ("<", P_CMP),
+            PrimBinOp::Le => ("<=", P_CMP),
+            PrimBinOp::Gt => (">", P_CMP),
+            PrimBinOp::Ge => (">=", P_CMP),
+            PrimBinOp::And => ("and", P_AND),
+            PrimBinOp::Or => ("or", P_OR),
+            PrimBinOp::Div | PrimBinOp::Mod | PrimBinOp::Min | PrimBinOp::Max => {
+                unreachable!("printed as calls")
+            }
+        };
+        // Left-associative: the right operand binds tighter; comparisons do not chain.
+        let left_min = if prec == P_CMP { P_CMP + 1 } else { prec };
+        let doc = self
+            .at_least(a, ta, left_min)
+            .append(txt(format!(" {sym} ")))
+            .append(self.at_least(b, tb, prec + 1));
+        (doc, prec)
+    }
+
+    fn literal(&self, lit: Literal, dtype: DataType, target: Option<DataType>) -> (Doc, u8) {
+        if dtype.is_bool() {
+            if let Literal::Int(v @ (0 | 1)) = lit {
+                return (txt(if v == 1 { "True" } else { "False" }), P_ATOM);
+            }
+        }
+        let is_float = matches!(lit, Literal::Float(_));
+        let kind_ok = match dtype.code {
+            TypeCode::Float => is_float,
+            TypeCode::Int | TypeCode::UInt => !is_float,
+            TypeCode::Handle => false,
+        };
+        // Mirrors the parser: a bare literal beside an operand takes its dtype when
+        // the kinds agree, and the default dtype otherwise.
+        let default = if is_float {
+            self.float_default
+        } else {
+            self.int_default
+        };
+        let bare_dtype = match target {
+            Some(t) => coerced_literal_dtype(is_float, t).unwrap_or(default),
+            None => default,
+        };
+        let text = match lit {
+            Literal::Int(v) => v.to_string(),
+            Literal::Float(f) => float_lit(f),
+        };
+        let finite = !matches!(lit, Literal::Float(f) if !f.is_finite());
+        if kind_ok && finite && bare_dtype == dtype {
+            let prec = if text.starts_with('-') {
+                P_UNARY
+            } else {
+                P_ATOM
+            };
+            (txt(text), prec)
+        } else {
+            (call(format!("T.{dtype}"), vec![txt(text)]), P_ATOM)
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Literal {
+    Int(i64),
+    Float(f64),
+}

@@ -1,0 +1,992 @@
+//! Recursive-descent parser from tokens to the Python-syntax tree ([`super::py_ast`]).
+//! Binary operators use precedence climbing; nesting is bounded by [`MAX_NESTING`]
+//! so that no input can exhaust the stack.
+
+use super::error::{ParseError, ParseResult};
+use super::lexer::{tokenize, Tok, Token};
+use super::py_ast::*;
+use crate::span::Span;
+
+/// The deepest expression or statement nesting accepted.
+pub const MAX_NESTING: usize = 100;
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Parses a whole file into statements.
+pub fn parse_file(src: &str) -> ParseResult<Vec<PyStmt>> {
+    let mut p = Parser {
+        toks: tokenize(src)?,
+        pos: 0,
+        depth: 0,
+    };
+    let mut out = Vec::new();
+    loop {
+        match p.peek() {
+            Tok::Eof => break,
+            Tok::Newline => p.pos += 1,
+            Tok::Indent => return Err(p.err_here("unexpected indentation")),
+            _ => p.statement(&mut out)?,
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a single expression (e.g. a corpus `run:` line).
+pub fn parse_expression(src: &str) -> ParseResult<PyExpr> {
+    let mut p = Parser {
+        toks: tokenize(src)?,
+        pos: 0,
+        depth: 0,
+    };
+    while p.peek() == &Tok::Newline {
+        p.pos += 1;
+    }
+    let e = p.expr_list()?;
+    while p.peek() == &Tok::Newline {
+        p.pos += 1;
+    }
+    if p.peek() != &Tok::Eof {
+        return Err(p.err_here("expected the end of the expression"));
+    }
+    Ok(e)
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Name(n) if KEYWORDS.contains(&n.as_str()) => format!("keyword `{n}`"),
+        Tok::Name(n) => format!("name `{n}`"),
+        Tok::Int(_) => "an integer".into(),
+        Tok::Float(_) => "a float".into(),
+        Tok::Str(_) => "a string".into(),
+        Tok::Op(o) => format!("`{o}`"),
+        Tok::Newline => "the end of the line".into(),
+        Tok::Indent => "an indented block".into(),
+        Tok::Dedent => "the end of the block".into(),
+        Tok::Eof => "the end of the file".into(),
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos.min(self.toks.len() - 1)].tok
+    }
+    fn peek_at(&self, k: usize) -> &Tok {
+        &self.toks[(self.pos + k).min(self.toks.len() - 1)].tok
+    }
+    fn span(&self) -> Span {
+        self.toks[self.pos.min(self.toks.len() - 1)].span
+    }
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos.min(self.toks.len() - 1)].clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn err_here(&self, what: &str) -> ParseError {
+        ParseError::syntax(
+            format!("{what}, found {}", describe(self.peek())),
+            self.span(),
+        )
+    }
+    fn expected(&self, what: &str) -> ParseError {
+        ParseError::syntax(
+            format!("expected {what}, found {}", describe(self.peek())),
+            self.span(),
+        )
+        .with_label(format!("expected {what}"))
+    }
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Tok::Op(o) if *o == op)
+    }
+    fn is_kw(&self, kw: &str) -> bool {
+        matches!(self.peek(), Tok::Name(n) if n == kw)
+    }
+    fn eat_op(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect_op(&mut self, op: &str) -> ParseResult<Span> {
+        if self.is_op(op) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.expected(&format!("`{op}`")))
+        }
+    }
+    fn expect_name(&mut self, what: &str) -> ParseResult<(String, Span)> {
+        match self.peek().clone() {
+            Tok::Name(n) if !KEYWORDS.contains(&n.as_str()) => {
+                let span = self.bump().span;
+                Ok((n, span))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+    fn enter(&mut self) -> ParseResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ParseError::limit(
+                format!("nesting deeper than {MAX_NESTING} levels is not supported"),
+                self.span(),
+            ));
+        }
+        Ok(())
+    }
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ----- statements -----
+
+    fn statement(&mut self, out: &mut Vec<PyStmt>) -> ParseResult<()> {
+        self.enter()?;
+        let r = self.statement_inner(out);
+        self.leave();
+        r
+    }
+
+    fn statement_inner(&mut self, out: &mut Vec<PyStmt>) -> ParseResult<()> {
+        let start = self.span();
+        if self.is_op("@") {
+            let mut decorators = Vec::new();
+            while self.eat_op("@") {
+                decorators.push(self.expr()?);
+                if !matches!(self.peek(), Tok::Newline) {
+                    return Err(self.expected("the end of the line after a decorator"));
+                }
+                self.bump();
+            }
+            if self.is_kw("def") {
+                out.push(self.funcdef(decorators, start)?);
+            } else if self.is_kw("class") {
+                out.push(self.classdef(decorators, start)?);
+            } else {
+                return Err(self.expected("`def` or `class` after the decorators"));
+            }
+            return Ok(());
+        }
+        match self.peek() {
+            Tok::Name(n) => match n.as_str() {
+                "def" => {
+                    out.push(self.funcdef(Vec::new(), start)?);
+                    return Ok(());
+                }
+                "class" => {
+                    out.push(self.classdef(Vec::new(), start)?);
+                    return Ok(());
+                }
+                "if" => {
+                    self.bump();
+                    out.push(self.if_rest(start)?);
+                    return Ok(());
+                }
+                "for" => {
+                    self.bump();
+                    let target = self.target_list()?;
+                    if !self.eat_kw("in") {
+                        return Err(self.expected("`in`"));
+                    }
+                    let iter = self.expr_list()?;
+                    let body = self.block()?;
+                    let span = start.to(self.prev_span());
+                    out.push(PyStmt {
+                        kind: PyStmtKind::For { target, iter, body },
+                        span,
+                    });
+                    return Ok(());
+                }
+                "with" => {
+                    self.bump();
+                    let context = self.expr()?;
+                    let target = if self.eat_kw("as") {
+                        Some(self.target_list()?)
+                    } else {
+                        None
+                    };
+                    if self.is_op(",") {
+                        return Err(ParseError::syntax(
+                            "only one item is allowed in a `with` statement",
+                            self.span(),
+                        ));
+                    }
+                    let body = self.block()?;
+                    let span = start.to(self.prev_span());
+                    out.push(PyStmt {
+                        kind: PyStmtKind::With {
+                            context,
+                            target,
+                            body,
+                        },
+                        span,
+                    });
+                    return Ok(());
+                }
+                "while" | "try" | "async" | "del" | "global" | "nonlocal" | "raise" | "assert"
+                | "break" | "continue" | "lambda" | "yield" | "await" | "elif" | "else"
+                | "except" | "finally" => {
+                    return Err(ParseError::syntax(
+                        format!("`{n}` is not part of the .rx format"),
+                        self.span(),
+                    ));
+                }
+                _ => {}
+            },
+            Tok::Indent => return Err(self.err_here("unexpected indentation")),
+            _ => {}
+        }
+        self.simple_statements(out)
+    }
+
+    fn simple_statements(&mut self, out: &mut Vec<PyStmt>) -> ParseResult<()> {
+        loop {
+            out.push(self.small_statement()?);
+            if self.eat_op(";") {
+                if matches!(self.peek(), Tok::Newline) {
+                    break;
+                }
+                continue;
+            }
+            break;
+        }
+        match self.peek() {
+            Tok::Newline => {
+                self.bump();
+                Ok(())
+            }
+            Tok::Eof | Tok::Dedent => Ok(()),
+            _ => Err(self.expected("the end of the statement")),
+        }
+    }
+
+    fn small_statement(&mut self) -> ParseResult<PyStmt> {
+        let start = self.span();
+        if self.eat_kw("pass") {
+            return Ok(PyStmt {
+                kind: PyStmtKind::Pass,
+                span: start,
+            });
+        }
+        if self.eat_kw("return") {
+            let value = if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Dedent)
+                || self.is_op(";")
+            {
+                None
+            } else {
+                Some(self.expr_list()?)
+            };
+            return Ok(PyStmt {
+                kind: PyStmtKind::Return(value),
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.eat_kw("import") {
+            let module = self.dotted_module()?;
+            if self.eat_kw("as") {
+                self.expect_name("a name after `as`")?;
+            }
+            return Ok(PyStmt {
+                kind: PyStmtKind::Import { module },
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.eat_kw("from") {
+            let module = self.dotted_module()?;
+            if !self.eat_kw("import") {
+                return Err(self.expected("`import`"));
+            }
+            let paren = self.eat_op("(");
+            loop {
+                self.expect_name("a name to import")?;
+                if self.eat_kw("as") {
+                    self.expect_name("a name after `as`")?;
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+                if paren && self.is_op(")") {
+                    break;
+                }
+            }
+            if paren {
+                self.expect_op(")")?;
+            }
+            return Ok(PyStmt {
+                kind: PyStmtKind::Import { module },
+                span: start.to(self.prev_span()),
+            });
+        }
+        let first = self.expr_list()?;
+        if self.eat_op(":") {
+            let annotation = self.expr()?;
+            let value = if self.eat_op("=") {
+                Some(self.expr_list()?)
+            } else {
+                None
+            };
+            let span = start.to(self.prev_span());
+            return Ok(PyStmt {
+                kind: PyStmtKind::AnnAssign {
+                    target: first,
+                    annotation,
+                    value,
+                },
+                span,
+            });
+        }
+        if self.eat_op("=") {
+            let value = self.expr_list()?;
+            if self.is_op("=") {
+                return Err(ParseError::syntax(
+                    "chained assignments like `a = b = c` are not supported",
+                    self.span(),
+                ));
+            }
+            let span = start.to(self.prev_span());
+            return Ok(PyStmt {
+                kind: PyStmtKind::Assign {
+                    target: first,
+                    value,
+                },
+                span,
+            });
+        }
+        let aug = match self.peek() {
+            Tok::Op("+=") => Some(BinOp::Add),
+            Tok::Op("-=") => Some(BinOp::Sub),
+            Tok::Op("*=") => Some(BinOp::Mul),
+            Tok::Op("/=") => Some(BinOp::Div),
+            Tok::Op("//=") => Some(BinOp::FloorDiv),
+            Tok::Op("%=") => Some(BinOp::Mod),
+            Tok::Op("**=")
+            | Tok::Op("&=")
+            | Tok::Op("|=")
+            | Tok::Op("^=")
+            | Tok::Op("<<=")
+            | Tok::Op(">>=") => {
+                return Err(ParseError::syntax(
+                    "this augmented assignment is not part of the .rx format",
+                    self.span(),
+                ))
+            }
+            _ => None,
+        };
+        if let Some(op) = aug {
+            self.bump();
+            let value = self.expr()?;
+            let span = start.to(self.prev_span());
+            return Ok(PyStmt {
+                kind: PyStmtKind::AugAssign {
+                    target: first,
+                    op,
+                    value,
+                },
+                span,
+            });
+        }
+        let span = first.span;
+        Ok(PyStmt {
+            kind: PyStmtKind::Expr(first),
+            span,
+        })
+    }
+
+    fn dotted_module(&mut self) -> ParseResult<String> {
+        let (mut name, _) = self.expect_name("a module name")?;
+        while self.eat_op(".") {
+            let (part, _) = self.expect_name("a module name")?;
+            name.push('.');
+            name.push_str(&part);
+        }
+        Ok(name)
+    }
+
+    /// `:` followed by statements on the same line or an indented block.
+    fn block(&mut self) -> ParseResult<Vec<PyStmt>> {
+        self.expect_op(":")?;
+        let mut body = Vec::new();
+        if !matches!(self.peek(), Tok::Newline) {
+            self.simple_statements(&mut body)?;
+            return Ok(body);
+        }
+        self.bump();
+        if !matches!(self.peek(), Tok::Indent) {
+            return Err(self.expected("an indented block"));
+        }
+        self.bump();
+        loop {
+            match self.peek() {
+                Tok::Dedent => {
+                    self.bump();
+                    break;
+                }
+                Tok::Eof => break,
+                Tok::Newline => {
+                    self.bump();
+                }
+                _ => self.statement(&mut body)?,
+            }
+        }
+        Ok(body)
+    }
+
+    fn if_rest(&mut self, start: Span) -> ParseResult<PyStmt> {
+        let test = self.expr()?;
+        let body = self.block()?;
+        let orelse = if self.is_kw("elif") {
+            let s = self.bump().span;
+            self.enter()?;
+            let nested = self.if_rest(s);
+            self.leave();
+            vec![nested?]
+        } else if self.eat_kw("else") {
+            self.block()?
+        } else {
+            Vec::new()
+        };
+        Ok(PyStmt {
+            kind: PyStmtKind::If { test, body, orelse },
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn funcdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {
+        self.bump(); // def
+        let (name, name_span) = self.expect_name("a function name")?;
+        self.expect_op("(")?;
+        let mut params = Vec::new();
+        while !self.is_op(")") {
+            if self.is_op("*") || self.is_op("**") || self.is_op("/") {
+                return Err(ParseError::syntax(
+                    "`*`, `**` and `/` parameters are not part of the .rx format",
+                    self.span(),
+                ));
+            }
+            let (pname, span) = self.expect_name("a parameter name")?;
+            let annotation = if self.eat_op(":") {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            let default = if self.eat_op("=") {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            params.push(Param {
+                name: pname,
+                span,
+                annotation,
+                default,
+            });
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")")?;
+        let returns = if self.eat_op("->") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        let body = self.block()?;
+        let span = start.to(self.prev_span());
+        Ok(PyStmt {
+            kind: PyStmtKind::FunctionDef {
+                name,
+                name_span,
+                decorators,
+                params,
+                returns,
+                body,
+            },
+            span,
+        })
+    }
+
+    fn classdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {
+        self.bump(); // class
+        let (name, name_span) = self.expect_name("a class name")?;
+        let mut bases = Vec::new();
+        if self.eat_op("(") {
+            while !self.is_op(")") {
+                bases.push(self.expr()?);
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op(")")?;
+        }
+        let body = self.block()?;
+        let span = start.to(self.prev_span());
+        Ok(PyStmt {
+            kind: PyStmtKind::ClassDef {
+                name,
+                name_span,
+                decorators,
+                bases,
+                body,
+            },
+            span,
+        })
+    }
+
+    // ----- expressions -----
+
+    /// Assignment and `for` targets: a name, attribute, subscript, or a tuple of them.
+    fn target_list(&mut self) -> ParseResult<PyExpr> {
+        let first = self.binary(5)?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.is_kw("in") || self.is_op("=") || self.is_op(":") {
+                break;
+            }
+            items.push(self.binary(5)?);
+        }
+        let span = items[0].span.to(self.prev_span());
+        Ok(PyExpr {
+            kind: PyExprKind::Tuple(items),
+            span,
+        })
+    }
+
+    /// `a, b, c` (a tuple without parentheses) or a single expression.
+    fn expr_list(&mut self) -> ParseResult<PyExpr> {
+        let first = self.expr()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Dedent)
+                || self.is_op("=")
+                || self.is_op(":")
+                || self.is_op(")")
+            {
+                break;
+            }
+            items.push(self.expr()?);
+        }
+        let span = items[0].span.to(self.prev_span());
+        Ok(PyExpr {
+            kind: PyExprKind::Tuple(items),
+            span,
+        })
+    }
+
+    fn expr(&mut self) -> ParseResult<PyExpr> {
+        if self.is_kw("lambda") {
+            return Err(ParseError::syntax(
+                "`lambda` is not part of the .rx format",
+                self.span(),
+            ));
+        }
+        let e = self.binary(0)?;
+        if self.is_kw("if") {
+            return Err(ParseError::syntax(
+                "conditional expressions `a if c else b` are not part of the .rx format (use T.Select or an if statement)",
+                self.span(),
+            ));
+        }
+        Ok(e)
+    }
+
+    /// Precedence climbing. Levels: or 1, and 2, not 3, comparisons 4, `|` 5, `^` 6,
+    /// `&` 7, shifts 8, `+ -` 9, `* / // % @` 10, unary 11, `**` 12.
+    fn binary(&mut self, min: u8) -> ParseResult<PyExpr> {
+        self.enter()?;
+        let r = self.binary_inner(min);
+        self.leave();
+        r
+    }
+
+    fn binary_inner(&mut self, min: u8) -> ParseResult<PyExpr> {
+        let mut lhs = self.prefix(min)?;
+        loop {
+            enum K {
+                Bool(BoolOp),
+                Cmp(CmpOp),
+                Bin(BinOp),
+            }
+            let (k, prec, right_assoc) = match self.peek() {
+                Tok::Name(n) if n == "or" => (K::Bool(BoolOp::Or), 1, false),
+                Tok::Name(n) if n == "and" => (K::Bool(BoolOp::And), 2, false),
+                // The `in` of a `for` target list ends the target.
+                Tok::Name(n) if n == "in" && min == 5 => break,
+                Tok::Name(n) if n == "in" || n == "is" || n == "not" => {
+                    return Err(ParseError::syntax(
+                        "`in`, `not in` and `is` comparisons are not part of the .rx format",
+                        self.span(),
+                    ));
+                }
+                Tok::Op("==") => (K::Cmp(CmpOp::Eq), 4, false),
+                Tok::Op("!=") => (K::Cmp(CmpOp::NotEq), 4, false),
+                Tok::Op("<") => (K::Cmp(CmpOp::Lt), 4, false),
+                Tok::Op("<=") => (K::Cmp(CmpOp::LtE), 4, false),
+                Tok::Op(">") => (K::Cmp(CmpOp::Gt), 4, false),
+                Tok::Op(">=") => (K::Cmp(CmpOp::GtE), 4, false),
+                Tok::Op("|") => (K::Bin(BinOp::BitOr), 5, false),
+                Tok::Op("^") => (K::Bin(BinOp::BitXor), 6, false),
+                Tok::Op("&") => (K::Bin(BinOp::BitAnd), 7, false),
+                Tok::Op("<<") => (K::Bin(BinOp::LShift), 8, false),
+                Tok::Op(">>") => (K::Bin(BinOp::RShift), 8, false),
+                Tok::Op("+") => (K::Bin(BinOp::Add), 9, false),
+                Tok::Op("-") => (K::Bin(BinOp::Sub), 9, false),
+                Tok::Op("*") => (K::Bin(BinOp::Mul), 10, false),
+                Tok::Op("/") => (K::Bin(BinOp::Div), 10, false),
+                Tok::Op("//") => (K::Bin(BinOp::FloorDiv), 10, false),
+                Tok::Op("%") => (K::Bin(BinOp::Mod), 10, false),
+                Tok::Op("@") => (K::Bin(BinOp::MatMul), 10, false),
+                Tok::Op("**") => (K::Bin(BinOp::Pow), 12, true),
+                _ => break,
+            };
+            if prec < min {
+                break;
+            }
+            self.bump();
+            let rhs = self.binary(if right_assoc { prec } else { prec + 1 })?;
+            let span = lhs.span.to(rhs.span);
+            let (l, r) = (Box::new(lhs), Box::new(rhs));
+            lhs = PyExpr {
+                kind: match k {
+                    K::Bool(op) => PyExprKind::BoolOp {
+                        op,
+                        left: l,
+                        right: r,
+                    },
+                    K::Cmp(op) => {
+                        if matches!(self.peek(), Tok::Op("==" | "!=" | "<" | "<=" | ">" | ">=")) {
+                            return Err(ParseError::syntax(
+                                "chained comparisons like `a < b < c` are not supported; use `and`",
+                                self.span(),
+                            ));
+                        }
+                        PyExprKind::Compare {
+                            op,
+                            left: l,
+                            right: r,
+                        }
+                    }
+                    K::Bin(op) => PyExprKind::Binary {
+                        op,
+                        left: l,
+                        right: r,
+                    },
+                },
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn prefix(&mut self, min: u8) -> ParseResult<PyExpr> {
+        let start = self.span();
+        let (op, operand_level) = if self.is_kw("not") && min <= 3 {
+            (UnaryOp::Not, 3)
+        } else if self.is_op("-") && min <= 12 {
+            (UnaryOp::Neg, 11)
+        } else if self.is_op("+") && min <= 12 {
+            (UnaryOp::Pos, 11)
+        } else if self.is_op("~") && min <= 12 {
+            (UnaryOp::Invert, 11)
+        } else {
+            return self.primary();
+        };
+        self.bump();
+        let operand = self.binary(operand_level)?;
+        let span = start.to(operand.span);
+        Ok(PyExpr {
+            kind: PyExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            span,
+        })
+    }
+
+    fn primary(&mut self) -> ParseResult<PyExpr> {
+        let mut e = self.atom()?;
+        loop {
+            if self.eat_op(".") {
+                let (attr, attr_span) = self.expect_name("an attribute name after `.`")?;
+                let span = e.span.to(attr_span);
+                e = PyExpr {
+                    kind: PyExprKind::Attribute {
+                        value: Box::new(e),
+                        attr,
+                        attr_span,
+                    },
+                    span,
+                };
+            } else if self.is_op("(") {
+                self.bump();
+                self.enter()?;
+                let r = self.call_args();
+                self.leave();
+                let (args, keywords) = r?;
+                let close = self.expect_op(")")?;
+                let span = e.span.to(close);
+                e = PyExpr {
+                    kind: PyExprKind::Call {
+                        func: Box::new(e),
+                        args,
+                        keywords,
+                    },
+                    span,
+                };
+            } else if self.is_op("[") {
+                self.bump();
+                self.enter()?;
+                let r = self.subscript();
+                self.leave();
+                let index = r?;
+                let close = self.expect_op("]")?;
+                let span = e.span.to(close);
+                e = PyExpr {
+                    kind: PyExprKind::Subscript {
+                        value: Box::new(e),
+                        index: Box::new(index),
+                    },
+                    span,
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn call_args(&mut self) -> ParseResult<(Vec<PyExpr>, Vec<Keyword>)> {
+        let mut args = Vec::new();
+        let mut keywords: Vec<Keyword> = Vec::new();
+        while !self.is_op(")") {
+            if self.is_op("*") || self.is_op("**") {
+                return Err(ParseError::syntax(
+                    "`*` and `**` arguments are not part of the .rx format",
+                    self.span(),
+                ));
+            }
+            if let (Tok::Name(n), Tok::Op("=")) = (self.peek().clone(), self.peek_at(1).clone()) {
+                let name_span = self.bump().span;
+                self.bump();
+                if keywords.iter().any(|k| k.name == n) {
+                    return Err(ParseError::syntax(
+                        format!("keyword argument `{n}` is given twice"),
+                        name_span,
+                    ));
+                }
+                let value = self.expr()?;
+                keywords.push(Keyword {
+                    name: n,
+                    name_span,
+                    value,
+                });
+            } else {
+                let value = self.expr()?;
+                if let Some(k) = keywords.last() {
+                    return Err(ParseError::syntax(
+                        "a positional argument follows a keyword argument",
+                        value.span,
+                    )
+                    .with_secondary(k.name_span, "keyword argument"));
+                }
+                args.push(value);
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        Ok((args, keywords))
+    }
+
+    fn subscript(&mut self) -> ParseResult<PyExpr> {
+        let first = self.slice_item()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.is_op("]") {
+                break;
+            }
+            items.push(self.slice_item()?);
+        }
+        let span = items[0].span.to(self.prev_span());
+        Ok(PyExpr {
+            kind: PyExprKind::Tuple(items),
+            span,
+        })
+    }
+
+    fn slice_item(&mut self) -> ParseResult<PyExpr> {
+        let start = self.span();
+        let lower = if self.is_op(":") {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        if !self.eat_op(":") {
+            return Ok(*lower.expect("a non-slice item has an expression"));
+        }
+        let upper = if self.is_op(":") || self.is_op(",") || self.is_op("]") {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        let step = if self.eat_op(":") && !self.is_op(",") && !self.is_op("]") {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
+        Ok(PyExpr {
+            kind: PyExprKind::Slice { lower, upper, step },
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn atom(&mut self) -> ParseResult<PyExpr> {
+        let start = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Name(n) => match n.as_str() {
+                "True" => PyExprKind::Bool(true),
+                "False" => PyExprKind::Bool(false),
+                "None" => PyExprKind::NoneLit,
+                _ if KEYWORDS.contains(&n.as_str()) => return Err(self.expected("an expression")),
+                _ => PyExprKind::Name(n),
+            },
+            Tok::Int(v) => PyExprKind::Int(v),
+            Tok::Float(v) => PyExprKind::Float(v),
+            Tok::Str(s) => {
+                self.bump();
+                let mut s = s;
+                while let Tok::Str(more) = self.peek().clone() {
+                    self.bump();
+                    s.push_str(&more);
+                }
+                return Ok(PyExpr {
+                    kind: PyExprKind::Str(s),
+                    span: start.to(self.prev_span()),
+                });
+            }
+            Tok::Op("(") => {
+                self.bump();
+                self.enter()?;
+                let r = self.paren_rest(start);
+                self.leave();
+                return r;
+            }
+            Tok::Op("[") => {
+                self.bump();
+                self.enter()?;
+                let r = self.seq_items("]");
+                self.leave();
+                let items = r?;
+                let close = self.expect_op("]")?;
+                return Ok(PyExpr {
+                    kind: PyExprKind::List(items),
+                    span: start.to(close),
+                });
+            }
+            Tok::Op("{") => {
+                self.bump();
+                self.enter()?;
+                let r = self.dict_items();
+                self.leave();
+                let items = r?;
+                let close = self.expect_op("}")?;
+                return Ok(PyExpr {
+                    kind: PyExprKind::Dict(items),
+                    span: start.to(close),
+                });
+            }
+            _ => return Err(self.expected("an expression")),
+        };
+        self.bump();
+        Ok(PyExpr { kind, span: start })
+    }
+
+    fn paren_rest(&mut self, start: Span) -> ParseResult<PyExpr> {
+        if self.is_op(")") {
+            let close = self.bump().span;
+            return Ok(PyExpr {
+                kind: PyExprKind::Tuple(Vec::new()),
+                span: start.to(close),
+            });
+        }
+        let first = self.expr()?;
+        if self.is_op(")") {
+            self.bump();
+            return Ok(first);
+        }
+        if !self.is_op(",") {
+            return Err(self.expected("`,` or `)`"));
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") {
+            if self.is_op(")") {
+                break;
+            }
+            items.push(self.expr()?);
+        }
+        let close = self.expect_op(")")?;
+        Ok(PyExpr {
+            kind: PyExprKind::Tuple(items),
+            span: start.to(close),
+        })
+    }
+
+    fn seq_items(&mut self, close: &str) -> ParseResult<Vec<PyExpr>> {
+        let mut items = Vec::new();
+        while !self.is_op(close) {
+            items.push(self.expr()?);
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    fn dict_items(&mut self) -> ParseResult<Vec<(PyExpr, PyExpr)>> {
+        let mut items = Vec::new();
+        while !self.is_op("}") {
+            let k = self.expr()?;
+            if !self.is_op(":") {
+                return Err(self.expected("`:` in a dict (sets are not part of the .rx format)"));
+            }
+            self.bump();
+            let v = self.expr()?;
+            items.push((k, v));
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        Ok(items)
+    }
+}
