@@ -134,7 +134,15 @@ impl<'a> Lexer<'a> {
         }
         if let Some(&(open, at)) = self.depth.last() {
             return Err(ParseError::syntax(
-                format!("`{}` is never closed", open as char),
+                format!(
+                    "`{}` is never closed: expected `{}`",
+                    open as char,
+                    match open {
+                        b'(' => ')',
+                        b'[' => ']',
+                        _ => '}',
+                    }
+                ),
                 Span::new(at, at + 1),
             )
             .with_label("unclosed bracket"));

@@ -33,3 +33,18 @@ pub fn parse_expr_in_module(module: &IRModule, src: &str) -> ParseResult<Expr> {
 
 /// The `ndim` the parser infers for `R.Tensor(shape_var)`; see the printer.
 pub use elab::ndim_of_shape_var;
+
+/// Checks the printer against the parser on `m`: `parse(print(m))` must be
+/// alpha-equivalent to `m` and print the same text again. Returns the printed text.
+pub fn check_round_trip(m: &IRModule) -> Result<String, String> {
+    let printed = print_module(m, DEFAULT_WIDTH);
+    let again = parse_module(&printed)
+        .map_err(|e| format!("the printed program does not parse:\n{}\n{printed}", e.render("<printed>", &printed)))?;
+    crate::alpha::alpha_eq_module(m, &again)
+        .map_err(|e| format!("the printed program parses to a different program: {e}\n{printed}"))?;
+    let reprinted = print_module(&again, DEFAULT_WIDTH);
+    if reprinted != printed {
+        return Err(format!("printing is not idempotent:\n--- first\n{printed}--- second\n{reprinted}"));
+    }
+    Ok(printed)
+}

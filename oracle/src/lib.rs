@@ -1,0 +1,4 @@
+//! `oracle`: the reference interpreter of the Relax specification (a later issue)
+//! and the corpus runner behind `oracle test`.
+
+pub mod corpus;
