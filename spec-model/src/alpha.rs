@@ -4,8 +4,8 @@
 
 use crate::grammar::tir::{Buffer, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr, TirExprKind};
 use crate::grammar::{
-    BaseFunc, Binding, BindingBlock, Expr, ExprKind, Function, IRModule, PrimExpr, PrimExprKind,
-    PrimVar, StructInfo, StructInfoKind, Var,
+    BaseFunc, Binding, BindingBlock, Expr, ExprKind, Function, IRModule, PrimExpr, PrimExprKind, PrimVar, StructInfo,
+    StructInfoKind, Var,
 };
 use std::collections::HashMap;
 
@@ -19,9 +19,7 @@ pub fn alpha_eq_module(a: &IRModule, b: &IRModule) -> Result<(), String> {
         return Err(format!("different globals: {names_a:?} vs {names_b:?}"));
     }
     for (gv, fa) in &a.functions {
-        let fb = b
-            .get(&gv.name)
-            .ok_or_else(|| format!("missing {}", gv.name))?;
+        let fb = b.get(&gv.name).ok_or_else(|| format!("missing {}", gv.name))?;
         let mut m = Alpha::default();
         let r = match (fa, fb) {
             (BaseFunc::Relax(x), BaseFunc::Relax(y)) => m.function(x, y),
@@ -79,21 +77,13 @@ struct Alpha {
 impl Alpha {
     fn var(&mut self, a: &Var, b: &Var) -> R {
         match self.vars.pair(a.id(), b.id()) {
-            None => Err(format!(
-                "variable `{}` does not correspond to `{}`",
-                a.name(),
-                b.name()
-            )),
+            None => Err(format!("variable `{}` does not correspond to `{}`", a.name(), b.name())),
             Some(false) => Ok(()),
             Some(true) => {
-                check(a.is_dataflow() == b.is_dataflow(), || {
-                    format!("`{}`: Var vs DataflowVar", a.name())
-                })?;
+                check(a.is_dataflow() == b.is_dataflow(), || format!("`{}`: Var vs DataflowVar", a.name()))?;
                 match (a.annotation(), b.annotation()) {
                     (None, None) => Ok(()),
-                    (Some(x), Some(y)) => self
-                        .sinfo(x, y)
-                        .map_err(|e| format!("annotation of `{}`: {e}", a.name())),
+                    (Some(x), Some(y)) => self.sinfo(x, y).map_err(|e| format!("annotation of `{}`: {e}", a.name())),
                     _ => Err(format!("`{}`: annotated on one side only", a.name())),
                 }
             }
@@ -102,57 +92,36 @@ impl Alpha {
 
     fn prim_var(&mut self, a: &PrimVar, b: &PrimVar) -> R {
         check(a.dtype() == b.dtype(), || {
-            format!(
-                "shape variable `{}`: dtype {} vs {}",
-                a.name(),
-                a.dtype(),
-                b.dtype()
-            )
+            format!("shape variable `{}`: dtype {} vs {}", a.name(), a.dtype(), b.dtype())
         })?;
         match self.prims.pair(a.id(), b.id()) {
-            None => Err(format!(
-                "shape variable `{}` does not correspond to `{}`",
-                a.name(),
-                b.name()
-            )),
+            None => Err(format!("shape variable `{}` does not correspond to `{}`", a.name(), b.name())),
             _ => Ok(()),
         }
     }
 
     fn buffer(&mut self, a: &Buffer, b: &Buffer) -> R {
         match self.buffers.pair(a.id(), b.id()) {
-            None => Err(format!(
-                "buffer `{}` does not correspond to `{}`",
-                a.name(),
-                b.name()
-            )),
+            None => Err(format!("buffer `{}` does not correspond to `{}`", a.name(), b.name())),
             Some(false) => Ok(()),
             Some(true) => {
-                check(a.dtype() == b.dtype() && a.scope() == b.scope(), || {
-                    format!("buffer `{}` differs", a.name())
-                })?;
+                check(a.dtype() == b.dtype() && a.scope() == b.scope(), || format!("buffer `{}` differs", a.name()))?;
                 self.tir_list(a.shape(), b.shape())
             }
         }
     }
 
     fn function(&mut self, a: &Function, b: &Function) -> R {
-        check(a.params.len() == b.params.len(), || {
-            "parameter count".into()
-        })?;
+        check(a.params.len() == b.params.len(), || "parameter count".into())?;
         for (x, y) in a.params.iter().zip(&b.params) {
             self.var(x, y)?;
         }
         match (&a.ret_struct_info, &b.ret_struct_info) {
             (None, None) => {}
-            (Some(x), Some(y)) => self
-                .sinfo(x, y)
-                .map_err(|e| format!("return annotation: {e}"))?,
+            (Some(x), Some(y)) => self.sinfo(x, y).map_err(|e| format!("return annotation: {e}"))?,
             _ => return Err("return annotation on one side only".into()),
         }
-        check(a.attrs == b.attrs, || {
-            format!("attributes {:?} vs {:?}", a.attrs, b.attrs)
-        })?;
+        check(a.attrs == b.attrs, || format!("attributes {:?} vs {:?}", a.attrs, b.attrs))?;
         self.expr(&a.body, &b.body)
     }
 
@@ -165,9 +134,7 @@ impl Alpha {
     }
 
     fn exprs(&mut self, a: &[Expr], b: &[Expr]) -> R {
-        check(a.len() == b.len(), || {
-            format!("{} vs {} expressions", a.len(), b.len())
-        })?;
+        check(a.len() == b.len(), || format!("{} vs {} expressions", a.len(), b.len()))?;
         a.iter().zip(b).try_for_each(|(x, y)| self.expr(x, y))
     }
 
@@ -176,14 +143,10 @@ impl Alpha {
         match (&a.kind, &b.kind) {
             (K::Constant(x), K::Constant(y)) => check(x == y, || "different constants".into()),
             (K::Var(x), K::Var(y)) => self.var(x, y),
-            (K::GlobalVar(x), K::GlobalVar(y)) => {
-                check(x == y, || format!("global {} vs {}", x.name, y.name))
-            }
+            (K::GlobalVar(x), K::GlobalVar(y)) => check(x == y, || format!("global {} vs {}", x.name, y.name)),
             (K::Tuple(x), K::Tuple(y)) => self.exprs(x, y),
             (K::SeqExpr(x), K::SeqExpr(y)) => {
-                check(x.blocks.len() == y.blocks.len(), || {
-                    format!("{} vs {} blocks", x.blocks.len(), y.blocks.len())
-                })?;
+                check(x.blocks.len() == y.blocks.len(), || format!("{} vs {} blocks", x.blocks.len(), y.blocks.len()))?;
                 for (bx, by) in x.blocks.iter().zip(&y.blocks) {
                     self.block(bx, by)?;
                 }
@@ -202,35 +165,18 @@ impl Alpha {
                 self.expr(&x.op, &y.op)?;
                 self.exprs(&x.args, &y.args)?;
                 self.sinfos(&x.sinfo_args, &y.sinfo_args)?;
-                check(x.attrs == y.attrs, || {
-                    format!("call attributes {:?} vs {:?}", x.attrs, y.attrs)
-                })
+                check(x.attrs == y.attrs, || format!("call attributes {:?} vs {:?}", x.attrs, y.attrs))
             }
             (K::ShapeExpr(x), K::ShapeExpr(y)) => self.prims(x, y),
-            (
-                K::TupleGetItem {
-                    tuple_value: x,
-                    index: i,
-                },
-                K::TupleGetItem {
-                    tuple_value: y,
-                    index: j,
-                },
-            ) => {
+            (K::TupleGetItem { tuple_value: x, index: i }, K::TupleGetItem { tuple_value: y, index: j }) => {
                 check(i == j, || format!("index {i} vs {j}"))?;
                 self.expr(x, y)
             }
             (K::Op(x), K::Op(y)) => check(x == y, || format!("op {x} vs {y}")),
             (K::PrimValue(x), K::PrimValue(y)) => self.prim(x, y),
-            (K::StringImm(x), K::StringImm(y)) => {
-                check(x == y, || format!("string {x:?} vs {y:?}"))
-            }
+            (K::StringImm(x), K::StringImm(y)) => check(x == y, || format!("string {x:?} vs {y:?}")),
             (K::DataTypeImm(x), K::DataTypeImm(y)) => check(x == y, || format!("dtype {x} vs {y}")),
-            _ => Err(format!(
-                "different expressions: {} vs {}",
-                kind_name(&a.kind),
-                kind_name(&b.kind)
-            )),
+            _ => Err(format!("different expressions: {} vs {}", kind_name(&a.kind), kind_name(&b.kind))),
         }
     }
 
@@ -241,31 +187,13 @@ impl Alpha {
         })?;
         for (x, y) in a.bindings.iter().zip(&b.bindings) {
             match (x, y) {
-                (
-                    Binding::VarBinding {
-                        var: v, value: e, ..
-                    },
-                    Binding::VarBinding {
-                        var: w, value: f, ..
-                    },
-                ) => {
+                (Binding::VarBinding { var: v, value: e, .. }, Binding::VarBinding { var: w, value: f, .. }) => {
                     self.var(v, w)?;
-                    self.expr(e, f)
-                        .map_err(|err| format!("binding of `{}`: {err}", v.name()))?;
+                    self.expr(e, f).map_err(|err| format!("binding of `{}`: {err}", v.name()))?;
                 }
                 (
-                    Binding::MatchCast {
-                        var: v,
-                        struct_info: s,
-                        value: e,
-                        ..
-                    },
-                    Binding::MatchCast {
-                        var: w,
-                        struct_info: t,
-                        value: f,
-                        ..
-                    },
+                    Binding::MatchCast { var: v, struct_info: s, value: e, .. },
+                    Binding::MatchCast { var: w, struct_info: t, value: f, .. },
                 ) => {
                     match (v, w) {
                         (None, None) => {}
@@ -299,38 +227,14 @@ impl Alpha {
                     _ => Err("Shape values on one side only".into()),
                 }
             }
-            (
-                S::Tensor {
-                    shape: x,
-                    dtype: d,
-                    ndim: n,
-                },
-                S::Tensor {
-                    shape: y,
-                    dtype: e,
-                    ndim: m,
-                },
-            ) => {
-                check(n == m && d == e, || {
-                    format!("Tensor ndim/dtype {n},{d} vs {m},{e}")
-                })?;
-                self.opt_expr(x, y)
-                    .map_err(|e| format!("Tensor shape: {e}"))
+            (S::Tensor { shape: x, dtype: d, ndim: n }, S::Tensor { shape: y, dtype: e, ndim: m }) => {
+                check(n == m && d == e, || format!("Tensor ndim/dtype {n},{d} vs {m},{e}"))?;
+                self.opt_expr(x, y).map_err(|e| format!("Tensor shape: {e}"))
             }
             (S::Tuple { fields: x }, S::Tuple { fields: y }) => self.sinfos(x, y),
             (
-                S::Func {
-                    params: p,
-                    ret: r,
-                    derive_func: d,
-                    purity: u,
-                },
-                S::Func {
-                    params: q,
-                    ret: s,
-                    derive_func: e,
-                    purity: v,
-                },
+                S::Func { params: p, ret: r, derive_func: d, purity: u },
+                S::Func { params: q, ret: s, derive_func: e, purity: v },
             ) => {
                 check(d == e && u == v, || "Callable derive_func/purity".into())?;
                 match (p, q) {
@@ -345,9 +249,7 @@ impl Alpha {
     }
 
     fn prims(&mut self, a: &[PrimExpr], b: &[PrimExpr]) -> R {
-        check(a.len() == b.len(), || {
-            format!("{} vs {} dimensions", a.len(), b.len())
-        })?;
+        check(a.len() == b.len(), || format!("{} vs {} dimensions", a.len(), b.len()))?;
         a.iter().zip(b).try_for_each(|(x, y)| self.prim(x, y))
     }
 
@@ -361,34 +263,15 @@ impl Alpha {
             (P::FloatImm { value: x, dtype: d }, P::FloatImm { value: y, dtype: e }) => {
                 check(x == y && d == e, || format!("{}:{d} vs {}:{e}", x.0, y.0))
             }
-            (
-                P::Binary {
-                    op: o,
-                    a: x1,
-                    b: x2,
-                },
-                P::Binary {
-                    op: p,
-                    a: y1,
-                    b: y2,
-                },
-            ) => {
+            (P::Binary { op: o, a: x1, b: x2 }, P::Binary { op: p, a: y1, b: y2 }) => {
                 check(o == p, || format!("{} vs {}", o.spec_name(), p.spec_name()))?;
                 self.prim(x1, y1)?;
                 self.prim(x2, y2)
             }
             (P::Not(x), P::Not(y)) => self.prim(x, y),
             (
-                P::Select {
-                    cond: c,
-                    then_value: t,
-                    else_value: e,
-                },
-                P::Select {
-                    cond: d,
-                    then_value: u,
-                    else_value: f,
-                },
+                P::Select { cond: c, then_value: t, else_value: e },
+                P::Select { cond: d, then_value: u, else_value: f },
             ) => {
                 self.prim(c, d)?;
                 self.prim(t, u)?;
@@ -405,32 +288,21 @@ impl Alpha {
     // ----- TIR -----
 
     fn prim_func(&mut self, a: &PrimFunc, b: &PrimFunc) -> R {
-        check(a.params.len() == b.params.len(), || {
-            "parameter count".into()
-        })?;
+        check(a.params.len() == b.params.len(), || "parameter count".into())?;
         for (x, y) in a.params.iter().zip(&b.params) {
             self.prim_var(&x.var, &y.var)?;
             match (&x.buffer, &y.buffer) {
                 (None, None) => {}
                 (Some(p), Some(q)) => self.buffer(p, q)?,
-                _ => {
-                    return Err(format!(
-                        "parameter `{}`: buffer on one side only",
-                        x.var.name()
-                    ))
-                }
+                _ => return Err(format!("parameter `{}`: buffer on one side only", x.var.name())),
             }
         }
-        check(a.attrs == b.attrs, || {
-            format!("attributes {:?} vs {:?}", a.attrs, b.attrs)
-        })?;
+        check(a.attrs == b.attrs, || format!("attributes {:?} vs {:?}", a.attrs, b.attrs))?;
         self.stmts(&a.body, &b.body)
     }
 
     fn stmts(&mut self, a: &[Stmt], b: &[Stmt]) -> R {
-        check(a.len() == b.len(), || {
-            format!("{} vs {} statements", a.len(), b.len())
-        })?;
+        check(a.len() == b.len(), || format!("{} vs {} statements", a.len(), b.len()))?;
         a.iter().zip(b).try_for_each(|(x, y)| self.stmt(x, y))
     }
 
@@ -438,20 +310,8 @@ impl Alpha {
         use StmtKind as S;
         match (&a.kind, &b.kind) {
             (
-                S::For {
-                    var: v,
-                    begin: b1,
-                    end: e1,
-                    kind: k1,
-                    body: s1,
-                },
-                S::For {
-                    var: w,
-                    begin: b2,
-                    end: e2,
-                    kind: k2,
-                    body: s2,
-                },
+                S::For { var: v, begin: b1, end: e1, kind: k1, body: s1 },
+                S::For { var: w, begin: b2, end: e2, kind: k2, body: s2 },
             ) => {
                 check(k1 == k2, || "loop kind".into())?;
                 self.tir(b1, b2)?;
@@ -460,44 +320,24 @@ impl Alpha {
                 self.stmts(s1, s2)
             }
             (
-                S::BufferStore {
-                    buffer: x,
-                    indices: i,
-                    value: v,
-                },
-                S::BufferStore {
-                    buffer: y,
-                    indices: j,
-                    value: w,
-                },
+                S::BufferStore { buffer: x, indices: i, value: v },
+                S::BufferStore { buffer: y, indices: j, value: w },
             ) => {
                 self.buffer(x, y)?;
                 self.tir_list(i, j)?;
                 self.tir(v, w)
             }
             (
-                S::IfThenElse {
-                    cond: c,
-                    then_body: t,
-                    else_body: e,
-                },
-                S::IfThenElse {
-                    cond: d,
-                    then_body: u,
-                    else_body: f,
-                },
+                S::IfThenElse { cond: c, then_body: t, else_body: e },
+                S::IfThenElse { cond: d, then_body: u, else_body: f },
             ) => {
                 self.tir(c, d)?;
                 self.stmts(t, u)?;
                 self.stmts(e, f)
             }
             (S::Block(x), S::Block(y)) => {
-                check(x.name == y.name, || {
-                    format!("block {} vs {}", x.name, y.name)
-                })?;
-                check(x.iter_vars.len() == y.iter_vars.len(), || {
-                    "axis count".into()
-                })?;
+                check(x.name == y.name, || format!("block {} vs {}", x.name, y.name))?;
+                check(x.iter_vars.len() == y.iter_vars.len(), || "axis count".into())?;
                 for (p, q) in x.iter_vars.iter().zip(&y.iter_vars) {
                     check(p.kind == q.kind, || "axis kind".into())?;
                     self.tir(&p.begin, &q.begin)?;
@@ -513,10 +353,7 @@ impl Alpha {
                         for (d, e) in r.region.iter().zip(&s.region) {
                             match (d, e) {
                                 (RegionDim::Point(p), RegionDim::Point(q)) => self.tir(p, q)?,
-                                (
-                                    RegionDim::Range { begin: b1, end: e1 },
-                                    RegionDim::Range { begin: b2, end: e2 },
-                                ) => {
+                                (RegionDim::Range { begin: b1, end: e1 }, RegionDim::Range { begin: b2, end: e2 }) => {
                                     self.tir(b1, b2)?;
                                     self.tir(e1, e2)?;
                                 }
@@ -562,34 +399,15 @@ impl Alpha {
             (T::FloatImm { value: x, dtype: d }, T::FloatImm { value: y, dtype: e }) => {
                 check(x == y && d == e, || format!("{}:{d} vs {}:{e}", x.0, y.0))
             }
-            (
-                T::Binary {
-                    op: o,
-                    a: x1,
-                    b: x2,
-                },
-                T::Binary {
-                    op: p,
-                    a: y1,
-                    b: y2,
-                },
-            ) => {
+            (T::Binary { op: o, a: x1, b: x2 }, T::Binary { op: p, a: y1, b: y2 }) => {
                 check(o == p, || format!("{} vs {}", o.spec_name(), p.spec_name()))?;
                 self.tir(x1, y1)?;
                 self.tir(x2, y2)
             }
             (T::Not(x), T::Not(y)) => self.tir(x, y),
             (
-                T::Select {
-                    cond: c,
-                    then_value: t,
-                    else_value: e,
-                },
-                T::Select {
-                    cond: d,
-                    then_value: u,
-                    else_value: f,
-                },
+                T::Select { cond: c, then_value: t, else_value: e },
+                T::Select { cond: d, then_value: u, else_value: f },
             ) => {
                 self.tir(c, d)?;
                 self.tir(t, u)?;
@@ -599,16 +417,7 @@ impl Alpha {
                 check(d == e, || "Cast dtype".into())?;
                 self.tir(x, y)
             }
-            (
-                T::BufferLoad {
-                    buffer: x,
-                    indices: i,
-                },
-                T::BufferLoad {
-                    buffer: y,
-                    indices: j,
-                },
-            ) => {
+            (T::BufferLoad { buffer: x, indices: i }, T::BufferLoad { buffer: y, indices: j }) => {
                 self.buffer(x, y)?;
                 self.tir_list(i, j)
             }

@@ -42,10 +42,7 @@ impl Diagnostic {
     }
 
     pub fn warning(code: impl Into<String>, message: impl Into<String>, span: Span) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message, span)
-        }
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message, span) }
     }
 
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {

@@ -23,16 +23,10 @@ impl std::hash::Hash for Span {
 
 impl Span {
     /// The span of a node that no source text produced (built by a pass or a test).
-    pub const SYNTHETIC: Span = Span {
-        lo: u32::MAX,
-        hi: u32::MAX,
-    };
+    pub const SYNTHETIC: Span = Span { lo: u32::MAX, hi: u32::MAX };
 
     pub fn new(lo: usize, hi: usize) -> Span {
-        Span {
-            lo: clamp(lo),
-            hi: clamp(hi.max(lo)),
-        }
+        Span { lo: clamp(lo), hi: clamp(hi.max(lo)) }
     }
 
     pub fn is_synthetic(&self) -> bool {
@@ -47,10 +41,7 @@ impl Span {
         if other.is_synthetic() {
             return self;
         }
-        Span {
-            lo: self.lo.min(other.lo),
-            hi: self.hi.max(other.hi),
-        }
+        Span { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
     }
 
     pub fn range(&self) -> std::ops::Range<usize> {

@@ -24,25 +24,13 @@ pub struct DataType {
 
 impl DataType {
     pub const fn int(bits: u32) -> DataType {
-        DataType {
-            code: TypeCode::Int,
-            bits,
-            lanes: 1,
-        }
+        DataType { code: TypeCode::Int, bits, lanes: 1 }
     }
     pub const fn uint(bits: u32) -> DataType {
-        DataType {
-            code: TypeCode::UInt,
-            bits,
-            lanes: 1,
-        }
+        DataType { code: TypeCode::UInt, bits, lanes: 1 }
     }
     pub const fn float(bits: u32) -> DataType {
-        DataType {
-            code: TypeCode::Float,
-            bits,
-            lanes: 1,
-        }
+        DataType { code: TypeCode::Float, bits, lanes: 1 }
     }
     /// `Bool()`: shorthand for `UInt(1, 1)`.
     pub const fn bool() -> DataType {
@@ -50,18 +38,10 @@ impl DataType {
     }
     /// `Void()`: shorthand for `Handle(64, 0)`, the unknown dtype.
     pub const fn void() -> DataType {
-        DataType {
-            code: TypeCode::Handle,
-            bits: 64,
-            lanes: 0,
-        }
+        DataType { code: TypeCode::Handle, bits: 64, lanes: 0 }
     }
     pub const fn handle() -> DataType {
-        DataType {
-            code: TypeCode::Handle,
-            bits: 64,
-            lanes: 1,
-        }
+        DataType { code: TypeCode::Handle, bits: 64, lanes: 1 }
     }
     pub const INT64: DataType = DataType::int(64);
     pub const INT32: DataType = DataType::int(32);
@@ -174,15 +154,7 @@ mod tests {
         assert_eq!(DataType::parse("uint1"), Some(DataType::bool()));
         assert_eq!(DataType::parse("handlex0").unwrap().to_string(), "void");
         assert_eq!(DataType::parse(""), Some(DataType::void()));
-        for bad in [
-            "int",
-            "float",
-            "i32",
-            "int32x",
-            "intx4",
-            "int3a",
-            "bfloat16x",
-        ] {
+        for bad in ["int", "float", "i32", "int32x", "intx4", "int3a", "bfloat16x"] {
             assert_eq!(DataType::parse(bad), None, "{bad}");
         }
     }

@@ -73,26 +73,10 @@ pub struct VarNode {
 
 impl Var {
     pub fn new(name: impl Into<String>, annotation: Option<StructInfo>, span: Span) -> Var {
-        Var(Rc::new(VarNode {
-            id: fresh_id(),
-            name: name.into(),
-            dataflow: false,
-            annotation,
-            span,
-        }))
+        Var(Rc::new(VarNode { id: fresh_id(), name: name.into(), dataflow: false, annotation, span }))
     }
-    pub fn new_dataflow(
-        name: impl Into<String>,
-        annotation: Option<StructInfo>,
-        span: Span,
-    ) -> Var {
-        Var(Rc::new(VarNode {
-            id: fresh_id(),
-            name: name.into(),
-            dataflow: true,
-            annotation,
-            span,
-        }))
+    pub fn new_dataflow(name: impl Into<String>, annotation: Option<StructInfo>, span: Span) -> Var {
+        Var(Rc::new(VarNode { id: fresh_id(), name: name.into(), dataflow: true, annotation, span }))
     }
     pub fn id(&self) -> u64 {
         self.0.id
@@ -208,17 +192,8 @@ impl BindingBlock {
 /// `Binding ::= VarBinding(var, value) | MatchCast(var?, struct_info, value)`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Binding {
-    VarBinding {
-        var: Var,
-        value: Expr,
-        span: Span,
-    },
-    MatchCast {
-        var: Option<Var>,
-        struct_info: StructInfo,
-        value: Expr,
-        span: Span,
-    },
+    VarBinding { var: Var, value: Expr, span: Span },
+    MatchCast { var: Option<Var>, struct_info: StructInfo, value: Expr, span: Span },
 }
 
 impl Binding {

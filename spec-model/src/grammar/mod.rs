@@ -14,8 +14,7 @@ pub mod visit;
 
 pub use datatype::{DataType, TypeCode};
 pub use expr::{
-    AttrValue, Attrs, Binding, BindingBlock, BlockKind, Call, Expr, ExprKind, Function, If,
-    SeqExpr, Var, VarNode,
+    AttrValue, Attrs, Binding, BindingBlock, BlockKind, Call, Expr, ExprKind, Function, If, SeqExpr, Var, VarNode,
 };
 pub use module::{BaseFunc, GlobalVar, IRModule};
 pub use ndarray::{NDArray, Scalar, TensorData};

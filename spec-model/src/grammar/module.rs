@@ -34,10 +34,7 @@ pub struct IRModule {
 
 impl IRModule {
     pub fn get(&self, name: &str) -> Option<&BaseFunc> {
-        self.functions
-            .iter()
-            .find(|(gv, _)| gv.name == name)
-            .map(|(_, f)| f)
+        self.functions.iter().find(|(gv, _)| gv.name == name).map(|(_, f)| f)
     }
 
     pub fn relax_functions(&self) -> impl Iterator<Item = (&GlobalVar, &Rc<Function>)> {

@@ -207,19 +207,11 @@ pub struct NDArray {
 impl NDArray {
     /// Builds an array from widened scalars, checking the element count and that
     /// every value fits the dtype.
-    pub fn from_scalars(
-        dtype: DataType,
-        shape: Vec<u64>,
-        values: &[Scalar],
-    ) -> Result<NDArray, String> {
-        let mut data = TensorData::empty(dtype)
-            .ok_or_else(|| format!("dtype {dtype} has no tensor storage"))?;
+    pub fn from_scalars(dtype: DataType, shape: Vec<u64>, values: &[Scalar]) -> Result<NDArray, String> {
+        let mut data = TensorData::empty(dtype).ok_or_else(|| format!("dtype {dtype} has no tensor storage"))?;
         let count = shape.iter().try_fold(1u64, |acc, d| acc.checked_mul(*d));
         if count != Some(values.len() as u64) {
-            return Err(format!(
-                "shape {shape:?} does not hold {} elements",
-                values.len()
-            ));
+            return Err(format!("shape {shape:?} does not hold {} elements", values.len()));
         }
         for v in values {
             data.push(*v)?;

@@ -26,11 +26,7 @@ pub struct PrimVarNode {
 
 impl PrimVar {
     pub fn new(name: impl Into<String>, dtype: DataType) -> PrimVar {
-        PrimVar(Rc::new(PrimVarNode {
-            id: fresh_id(),
-            name: name.into(),
-            dtype,
-        }))
+        PrimVar(Rc::new(PrimVarNode { id: fresh_id(), name: name.into(), dtype }))
     }
     /// A fresh `int64` shape variable.
     pub fn shape_var(name: impl Into<String>) -> PrimVar {
@@ -155,15 +151,7 @@ impl PrimBinOp {
     }
 
     pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            PrimBinOp::Eq
-                | PrimBinOp::Ne
-                | PrimBinOp::Lt
-                | PrimBinOp::Le
-                | PrimBinOp::Gt
-                | PrimBinOp::Ge
-        )
+        matches!(self, PrimBinOp::Eq | PrimBinOp::Ne | PrimBinOp::Lt | PrimBinOp::Le | PrimBinOp::Gt | PrimBinOp::Ge)
     }
 
     pub fn is_logical(self) -> bool {
@@ -211,23 +199,14 @@ pub enum PrimExprKind {
 
 impl PrimExpr {
     pub fn new(kind: PrimExprKind, span: Span) -> PrimExpr {
-        PrimExpr {
-            kind: Box::new(kind),
-            span,
-        }
+        PrimExpr { kind: Box::new(kind), span }
     }
     pub fn var(v: &PrimVar) -> PrimExpr {
         PrimExpr::new(PrimExprKind::Var(v.clone()), Span::SYNTHETIC)
     }
     /// An `int64` literal, the type of shape dimensions.
     pub fn int(value: i64) -> PrimExpr {
-        PrimExpr::new(
-            PrimExprKind::IntImm {
-                value,
-                dtype: DataType::INT64,
-            },
-            Span::SYNTHETIC,
-        )
+        PrimExpr::new(PrimExprKind::IntImm { value, dtype: DataType::INT64 }, Span::SYNTHETIC)
     }
     pub fn binary(op: PrimBinOp, a: PrimExpr, b: PrimExpr) -> PrimExpr {
         let span = a.span.to(b.span);
@@ -282,11 +261,7 @@ impl PrimExpr {
                 b.for_each_var(f);
             }
             PrimExprKind::Not(a) | PrimExprKind::Cast { value: a, .. } => a.for_each_var(f),
-            PrimExprKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => {
+            PrimExprKind::Select { cond, then_value, else_value } => {
                 cond.for_each_var(f);
                 then_value.for_each_var(f);
                 else_value.for_each_var(f);

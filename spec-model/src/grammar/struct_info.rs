@@ -73,10 +73,7 @@ impl DeriveFunc {
 
 impl StructInfo {
     pub fn new(kind: StructInfoKind, span: Span) -> StructInfo {
-        StructInfo {
-            kind: Rc::new(kind),
-            span,
-        }
+        StructInfo { kind: Rc::new(kind), span }
     }
     pub fn object() -> StructInfo {
         StructInfo::new(StructInfoKind::Object, Span::SYNTHETIC)

@@ -42,21 +42,8 @@ pub struct BufferNode {
 }
 
 impl Buffer {
-    pub fn new(
-        name: impl Into<String>,
-        shape: Vec<TirExpr>,
-        dtype: DataType,
-        scope: String,
-        span: Span,
-    ) -> Buffer {
-        Buffer(Rc::new(BufferNode {
-            id: fresh_id(),
-            name: name.into(),
-            shape,
-            dtype,
-            scope,
-            span,
-        }))
+    pub fn new(name: impl Into<String>, shape: Vec<TirExpr>, dtype: DataType, scope: String, span: Span) -> Buffer {
+        Buffer(Rc::new(BufferNode { id: fresh_id(), name: name.into(), shape, dtype, scope, span }))
     }
     pub fn id(&self) -> u64 {
         self.0.id
@@ -193,17 +180,11 @@ impl Intrinsic {
 
 impl TirExpr {
     pub fn new(kind: TirExprKind, span: Span) -> TirExpr {
-        TirExpr {
-            kind: Box::new(kind),
-            span,
-        }
+        TirExpr { kind: Box::new(kind), span }
     }
 
     pub fn is_literal(&self) -> bool {
-        matches!(
-            &*self.kind,
-            TirExprKind::IntImm { .. } | TirExprKind::FloatImm { .. }
-        )
+        matches!(&*self.kind, TirExprKind::IntImm { .. } | TirExprKind::FloatImm { .. })
     }
 
     /// The dtype TIR gives this expression.
@@ -222,10 +203,9 @@ impl TirExpr {
             TirExprKind::Select { then_value, .. } => then_value.dtype(),
             TirExprKind::Cast { dtype, .. } => *dtype,
             TirExprKind::BufferLoad { buffer, .. } => buffer.dtype(),
-            TirExprKind::Call {
-                op: Intrinsic::IfThenElse,
-                args,
-            } => args.get(1).map_or(DataType::void(), |a| a.dtype()),
+            TirExprKind::Call { op: Intrinsic::IfThenElse, args } => {
+                args.get(1).map_or(DataType::void(), |a| a.dtype())
+            }
             TirExprKind::Call { args, .. } => args.first().map_or(DataType::void(), |a| a.dtype()),
         }
     }

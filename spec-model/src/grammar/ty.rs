@@ -8,19 +8,10 @@ use super::DataType;
 /// `ndim == -1` is the unknown rank; `dtype == Void` the unknown dtype.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
-    DynTensor {
-        ndim: i64,
-        dtype: DataType,
-    },
-    Shape {
-        ndim: i64,
-    },
+    DynTensor { ndim: i64, dtype: DataType },
+    Shape { ndim: i64 },
     Object,
     Tuple(Vec<Type>),
-    Func {
-        arg_types: Vec<Type>,
-        ret_type: Box<Type>,
-        pure: bool,
-    },
+    Func { arg_types: Vec<Type>, ret_type: Box<Type>, pure: bool },
     PackedFunc,
 }

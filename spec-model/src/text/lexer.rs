@@ -28,24 +28,16 @@ pub struct Token {
 
 /// Longest operators first so that maximal munch works by scanning in order.
 const OPS: &[&str] = &[
-    "**=", "//=", ">>=", "<<=", "->", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=",
-    "*=", "/=", "%=", "&=", "|=", "^=", ":=", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";",
-    "@", "=", "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "~",
+    "**=", "//=", ">>=", "<<=", "->", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=",
+    "&=", "|=", "^=", ":=", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "@", "=", "+", "-", "*", "/", "%", "<",
+    ">", "&", "|", "^", "~",
 ];
 
 /// The deepest indentation accepted (Python's own limit is 100).
 pub const MAX_INDENT_LEVELS: usize = 100;
 
 pub fn tokenize(src: &str) -> ParseResult<Vec<Token>> {
-    Lexer {
-        src,
-        bytes: src.as_bytes(),
-        pos: 0,
-        toks: Vec::new(),
-        indents: vec![0],
-        depth: Vec::new(),
-    }
-    .run()
+    Lexer { src, bytes: src.as_bytes(), pos: 0, toks: Vec::new(), indents: vec![0], depth: Vec::new() }.run()
 }
 
 struct Lexer<'a> {
@@ -82,10 +74,7 @@ impl<'a> Lexer<'a> {
                         self.pos += 1;
                     }
                     if self.bytes.get(self.pos) != Some(&b'\n') {
-                        return Err(ParseError::syntax(
-                            "a backslash must end the line",
-                            Span::new(start, start + 1),
-                        ));
+                        return Err(ParseError::syntax("a backslash must end the line", Span::new(start, start + 1)));
                     }
                     self.pos += 1;
                 }
@@ -100,9 +89,7 @@ impl<'a> Lexer<'a> {
                 }
                 b'"' | b'\'' => self.string(start, false)?,
                 b'0'..=b'9' => self.number()?,
-                b'.' if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => {
-                    self.number()?
-                }
+                b'.' if self.bytes.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => self.number()?,
                 _ if is_name_start(self.char_at(self.pos)) => {
                     let name = self.name();
                     // String prefixes: r"..", u"..", and the unsupported b/f ones.
@@ -118,9 +105,7 @@ impl<'a> Lexer<'a> {
                             }
                             "b" | "f" | "rb" | "br" | "fr" | "rf" => {
                                 return Err(ParseError::syntax(
-                                    format!(
-                                        "`{name}\"...\"` strings are not part of the .rx format"
-                                    ),
+                                    format!("`{name}\"...\"` strings are not part of the .rx format"),
                                     Span::new(start, self.pos),
                                 ))
                             }
@@ -160,17 +145,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn push(&mut self, tok: Tok, lo: usize, hi: usize) {
-        self.toks.push(Token {
-            tok,
-            span: Span::new(lo, hi),
-        });
+        self.toks.push(Token { tok, span: Span::new(lo, hi) });
     }
 
     fn char_at(&self, pos: usize) -> char {
-        self.src
-            .get(pos..)
-            .and_then(|s| s.chars().next())
-            .unwrap_or('\0')
+        self.src.get(pos..).and_then(|s| s.chars().next()).unwrap_or('\0')
     }
 
     /// Measures the indentation of a new logical line and emits INDENT/DEDENT.
@@ -206,10 +185,7 @@ impl<'a> Lexer<'a> {
         let current = *self.indents.last().unwrap_or(&0);
         if col > current {
             if self.indents.len() > MAX_INDENT_LEVELS {
-                return Err(ParseError::limit(
-                    "too many levels of indentation",
-                    Span::new(start, self.pos),
-                ));
+                return Err(ParseError::limit("too many levels of indentation", Span::new(start, self.pos)));
             }
             self.indents.push(col);
             self.push(Tok::Indent, start, self.pos);
@@ -254,10 +230,7 @@ impl<'a> Lexer<'a> {
     fn number(&mut self) -> ParseResult<()> {
         let start = self.pos;
         let bytes = self.bytes;
-        let radix = match (
-            bytes.get(self.pos),
-            bytes.get(self.pos + 1).map(|b| b.to_ascii_lowercase()),
-        ) {
+        let radix = match (bytes.get(self.pos), bytes.get(self.pos + 1).map(|b| b.to_ascii_lowercase())) {
             (Some(b'0'), Some(b'x')) => 16,
             (Some(b'0'), Some(b'o')) => 8,
             (Some(b'0'), Some(b'b')) => 2,
@@ -266,20 +239,12 @@ impl<'a> Lexer<'a> {
         if radix != 10 {
             self.pos += 2;
             let digits_start = self.pos;
-            while self.pos < bytes.len()
-                && (bytes[self.pos].is_ascii_alphanumeric() || bytes[self.pos] == b'_')
-            {
+            while self.pos < bytes.len() && (bytes[self.pos].is_ascii_alphanumeric() || bytes[self.pos] == b'_') {
                 self.pos += 1;
             }
-            let text: String = self.src[digits_start..self.pos]
-                .chars()
-                .filter(|c| *c != '_')
-                .collect();
+            let text: String = self.src[digits_start..self.pos].chars().filter(|c| *c != '_').collect();
             if text.is_empty() || !text.chars().all(|c| c.is_digit(radix)) {
-                return Err(ParseError::syntax(
-                    "malformed integer literal",
-                    Span::new(start, self.pos),
-                ));
+                return Err(ParseError::syntax("malformed integer literal", Span::new(start, self.pos)));
             }
             let value = i128::from_str_radix(&text, radix).ok();
             self.push(Tok::Int(value), start, self.pos);
@@ -287,8 +252,7 @@ impl<'a> Lexer<'a> {
         }
         let mut is_float = false;
         let digits = |lx: &mut Lexer| {
-            while lx.pos < bytes.len() && (bytes[lx.pos].is_ascii_digit() || bytes[lx.pos] == b'_')
-            {
+            while lx.pos < bytes.len() && (bytes[lx.pos].is_ascii_digit() || bytes[lx.pos] == b'_') {
                 lx.pos += 1;
             }
         };
@@ -321,9 +285,8 @@ impl<'a> Lexer<'a> {
         }
         let text: String = self.src[start..end].chars().filter(|c| *c != '_').collect();
         if is_float {
-            let v: f64 = text.parse().map_err(|_| {
-                ParseError::syntax("malformed float literal", Span::new(start, end))
-            })?;
+            let v: f64 =
+                text.parse().map_err(|_| ParseError::syntax("malformed float literal", Span::new(start, end)))?;
             self.push(Tok::Float(v), start, end);
         } else {
             if text.len() > 1 && text.starts_with('0') && text.chars().any(|c| c != '0') {
@@ -340,36 +303,27 @@ impl<'a> Lexer<'a> {
     /// A string literal starting at the quote at `self.pos` (`start` includes any prefix).
     fn string(&mut self, start: usize, raw: bool) -> ParseResult<()> {
         let quote = self.bytes[self.pos];
-        let triple = self.bytes.get(self.pos + 1) == Some(&quote)
-            && self.bytes.get(self.pos + 2) == Some(&quote);
+        let triple = self.bytes.get(self.pos + 1) == Some(&quote) && self.bytes.get(self.pos + 2) == Some(&quote);
         self.pos += if triple { 3 } else { 1 };
         let mut out = String::new();
         loop {
             let Some(&b) = self.bytes.get(self.pos) else {
-                return Err(ParseError::syntax(
-                    "this string is never closed",
-                    Span::new(start, start + 1),
-                )
-                .with_label("string starts here"));
+                return Err(ParseError::syntax("this string is never closed", Span::new(start, start + 1))
+                    .with_label("string starts here"));
             };
             if b == quote {
                 if !triple {
                     self.pos += 1;
                     break;
                 }
-                if self.bytes.get(self.pos + 1) == Some(&quote)
-                    && self.bytes.get(self.pos + 2) == Some(&quote)
-                {
+                if self.bytes.get(self.pos + 1) == Some(&quote) && self.bytes.get(self.pos + 2) == Some(&quote) {
                     self.pos += 3;
                     break;
                 }
             }
             if b == b'\n' && !triple {
-                return Err(ParseError::syntax(
-                    "this string is never closed",
-                    Span::new(start, self.pos),
-                )
-                .with_label("the line ends inside the string"));
+                return Err(ParseError::syntax("this string is never closed", Span::new(start, self.pos))
+                    .with_label("the line ends inside the string"));
             }
             if b == b'\\' && !raw {
                 let esc_start = self.pos;
@@ -399,10 +353,7 @@ impl<'a> Lexer<'a> {
                             .flatten()
                             .and_then(char::from_u32)
                             .ok_or_else(|| {
-                                ParseError::syntax(
-                                    "malformed escape sequence",
-                                    Span::new(esc_start, self.pos),
-                                )
+                                ParseError::syntax("malformed escape sequence", Span::new(esc_start, self.pos))
                             })?;
                         out.push(c);
                         self.pos += n;
@@ -424,11 +375,7 @@ impl<'a> Lexer<'a> {
 
     fn operator(&mut self, start: usize) -> ParseResult<()> {
         let rest = &self.bytes[self.pos..];
-        let Some(op) = OPS
-            .iter()
-            .copied()
-            .find(|op| rest.starts_with(op.as_bytes()))
-        else {
+        let Some(op) = OPS.iter().copied().find(|op| rest.starts_with(op.as_bytes())) else {
             let c = self.char_at(self.pos);
             return Err(ParseError::syntax(
                 format!("unexpected character `{}`", c.escape_debug()),
@@ -453,12 +400,7 @@ impl<'a> Lexer<'a> {
                         )
                         .with_secondary(Span::new(at, at + 1), "opened here"))
                     }
-                    None => {
-                        return Err(ParseError::syntax(
-                            format!("unmatched `{op}`"),
-                            Span::new(start, self.pos),
-                        ))
-                    }
+                    None => return Err(ParseError::syntax(format!("unmatched `{op}`"), Span::new(start, self.pos))),
                 }
             }
             _ => {}

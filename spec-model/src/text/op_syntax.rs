@@ -34,10 +34,7 @@ impl OpParam {
         }
     }
     pub fn is_argument(self) -> bool {
-        matches!(
-            self,
-            OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_)
-        )
+        matches!(self, OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_))
     }
 }
 
@@ -51,11 +48,9 @@ const REDUCE: &[OpParam] = &[Expr("x"), Attr("axis"), Attr("keepdims")];
 pub fn op_signature(name: &str) -> Option<&'static [OpParam]> {
     let short = name.strip_prefix("relax.").unwrap_or(name);
     Some(match short {
-        "negative" | "abs" | "exp" | "log" | "sqrt" | "tanh" | "sigmoid" | "logical_not"
-        | "nn.relu" => UNARY,
-        "add" | "subtract" | "multiply" | "divide" | "floor_divide" | "power" | "maximum"
-        | "minimum" | "equal" | "not_equal" | "less" | "less_equal" | "greater"
-        | "greater_equal" | "logical_and" | "logical_or" => BINARY,
+        "negative" | "abs" | "exp" | "log" | "sqrt" | "tanh" | "sigmoid" | "logical_not" | "nn.relu" => UNARY,
+        "add" | "subtract" | "multiply" | "divide" | "floor_divide" | "power" | "maximum" | "minimum" | "equal"
+        | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal" | "logical_and" | "logical_or" => BINARY,
         "sum" | "mean" | "max" | "min" => REDUCE,
         "nn.softmax" => &[Expr("data"), Attr("axis")],
         "matmul" => &[Expr("x1"), Expr("x2"), Attr("out_dtype")],
@@ -64,13 +59,7 @@ pub fn op_signature(name: &str) -> Option<&'static [OpParam]> {
         "broadcast_to" => &[Expr("x"), Shape("shape")],
         "concat" => &[Expr("tensors"), Attr("axis")],
         "split" => &[Expr("x"), Attr("indices_or_sections"), Attr("axis")],
-        "strided_slice" => &[
-            Expr("x"),
-            Attr("axes"),
-            Attr("begin"),
-            Attr("end"),
-            Attr("strides"),
-        ],
+        "strided_slice" => &[Expr("x"), Attr("axes"), Attr("begin"), Attr("end"), Attr("strides")],
         "take" => &[Expr("x"), Expr("indices"), Attr("axis")],
         "where" => &[Expr("condition"), Expr("x1"), Expr("x2")],
         "astype" => &[Expr("x"), Attr("dtype")],
@@ -82,12 +71,7 @@ pub fn op_signature(name: &str) -> Option<&'static [OpParam]> {
         "print" => &[Rest("values"), Attr("format")],
         "assert_op" => &[Expr("condition"), Rest("format_args"), Attr("format")],
         "cast" => &[Expr("value"), Sinfo("sinfo_args")],
-        "call_tir" => &[
-            Expr("gvar"),
-            Expr("args"),
-            Sinfo("out_sinfo"),
-            Shape("tir_vars"),
-        ],
+        "call_tir" => &[Expr("gvar"), Expr("args"), Sinfo("out_sinfo"), Shape("tir_vars")],
         "call_dps_packed" => &[Func("func"), Expr("args"), Sinfo("out_sinfo")],
         "call_pure_packed" => &[Func("func"), Rest("args"), Sinfo("sinfo_args")],
         _ => return None,
@@ -97,10 +81,7 @@ pub fn op_signature(name: &str) -> Option<&'static [OpParam]> {
 /// The keyword under which an operator's `sinfo_args` are written.
 pub fn sinfo_keyword(name: &str) -> &'static str {
     op_signature(name)
-        .and_then(|sig| {
-            sig.iter()
-                .find_map(|p| if let Sinfo(n) = p { Some(*n) } else { None })
-        })
+        .and_then(|sig| sig.iter().find_map(|p| if let Sinfo(n) = p { Some(*n) } else { None }))
         .unwrap_or("sinfo_args")
 }
 

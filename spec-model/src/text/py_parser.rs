@@ -11,19 +11,14 @@ use crate::span::Span;
 pub const MAX_NESTING: usize = 100;
 
 const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
 /// Parses a whole file into statements.
 pub fn parse_file(src: &str) -> ParseResult<Vec<PyStmt>> {
-    let mut p = Parser {
-        toks: tokenize(src)?,
-        pos: 0,
-        depth: 0,
-    };
+    let mut p = Parser { toks: tokenize(src)?, pos: 0, depth: 0 };
     let mut out = Vec::new();
     loop {
         match p.peek() {
@@ -38,11 +33,7 @@ pub fn parse_file(src: &str) -> ParseResult<Vec<PyStmt>> {
 
 /// Parses a single expression (e.g. a corpus `run:` line).
 pub fn parse_expression(src: &str) -> ParseResult<PyExpr> {
-    let mut p = Parser {
-        toks: tokenize(src)?,
-        pos: 0,
-        depth: 0,
-    };
+    let mut p = Parser { toks: tokenize(src)?, pos: 0, depth: 0 };
     while p.peek() == &Tok::Newline {
         p.pos += 1;
     }
@@ -98,17 +89,11 @@ impl Parser {
         t
     }
     fn err_here(&self, what: &str) -> ParseError {
-        ParseError::syntax(
-            format!("{what}, found {}", describe(self.peek())),
-            self.span(),
-        )
+        ParseError::syntax(format!("{what}, found {}", describe(self.peek())), self.span())
     }
     fn expected(&self, what: &str) -> ParseError {
-        ParseError::syntax(
-            format!("expected {what}, found {}", describe(self.peek())),
-            self.span(),
-        )
-        .with_label(format!("expected {what}"))
+        ParseError::syntax(format!("expected {what}, found {}", describe(self.peek())), self.span())
+            .with_label(format!("expected {what}"))
     }
     fn is_op(&self, op: &str) -> bool {
         matches!(self.peek(), Tok::Op(o) if *o == op)
@@ -215,45 +200,24 @@ impl Parser {
                     let iter = self.expr_list()?;
                     let body = self.block()?;
                     let span = start.to(self.prev_span());
-                    out.push(PyStmt {
-                        kind: PyStmtKind::For { target, iter, body },
-                        span,
-                    });
+                    out.push(PyStmt { kind: PyStmtKind::For { target, iter, body }, span });
                     return Ok(());
                 }
                 "with" => {
                     self.bump();
                     let context = self.expr()?;
-                    let target = if self.eat_kw("as") {
-                        Some(self.target_list()?)
-                    } else {
-                        None
-                    };
+                    let target = if self.eat_kw("as") { Some(self.target_list()?) } else { None };
                     if self.is_op(",") {
-                        return Err(ParseError::syntax(
-                            "only one item is allowed in a `with` statement",
-                            self.span(),
-                        ));
+                        return Err(ParseError::syntax("only one item is allowed in a `with` statement", self.span()));
                     }
                     let body = self.block()?;
                     let span = start.to(self.prev_span());
-                    out.push(PyStmt {
-                        kind: PyStmtKind::With {
-                            context,
-                            target,
-                            body,
-                        },
-                        span,
-                    });
+                    out.push(PyStmt { kind: PyStmtKind::With { context, target, body }, span });
                     return Ok(());
                 }
-                "while" | "try" | "async" | "del" | "global" | "nonlocal" | "raise" | "assert"
-                | "break" | "continue" | "lambda" | "yield" | "await" | "elif" | "else"
-                | "except" | "finally" => {
-                    return Err(ParseError::syntax(
-                        format!("`{n}` is not part of the .rx format"),
-                        self.span(),
-                    ));
+                "while" | "try" | "async" | "del" | "global" | "nonlocal" | "raise" | "assert" | "break"
+                | "continue" | "lambda" | "yield" | "await" | "elif" | "else" | "except" | "finally" => {
+                    return Err(ParseError::syntax(format!("`{n}` is not part of the .rx format"), self.span()));
                 }
                 _ => {}
             },
@@ -287,33 +251,22 @@ impl Parser {
     fn small_statement(&mut self) -> ParseResult<PyStmt> {
         let start = self.span();
         if self.eat_kw("pass") {
-            return Ok(PyStmt {
-                kind: PyStmtKind::Pass,
-                span: start,
-            });
+            return Ok(PyStmt { kind: PyStmtKind::Pass, span: start });
         }
         if self.eat_kw("return") {
-            let value = if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Dedent)
-                || self.is_op(";")
-            {
+            let value = if matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::Dedent) || self.is_op(";") {
                 None
             } else {
                 Some(self.expr_list()?)
             };
-            return Ok(PyStmt {
-                kind: PyStmtKind::Return(value),
-                span: start.to(self.prev_span()),
-            });
+            return Ok(PyStmt { kind: PyStmtKind::Return(value), span: start.to(self.prev_span()) });
         }
         if self.eat_kw("import") {
             let module = self.dotted_module()?;
             if self.eat_kw("as") {
                 self.expect_name("a name after `as`")?;
             }
-            return Ok(PyStmt {
-                kind: PyStmtKind::Import { module },
-                span: start.to(self.prev_span()),
-            });
+            return Ok(PyStmt { kind: PyStmtKind::Import { module }, span: start.to(self.prev_span()) });
         }
         if self.eat_kw("from") {
             let module = self.dotted_module()?;
@@ -336,45 +289,22 @@ impl Parser {
             if paren {
                 self.expect_op(")")?;
             }
-            return Ok(PyStmt {
-                kind: PyStmtKind::Import { module },
-                span: start.to(self.prev_span()),
-            });
+            return Ok(PyStmt { kind: PyStmtKind::Import { module }, span: start.to(self.prev_span()) });
         }
         let first = self.expr_list()?;
         if self.eat_op(":") {
             let annotation = self.expr()?;
-            let value = if self.eat_op("=") {
-                Some(self.expr_list()?)
-            } else {
-                None
-            };
+            let value = if self.eat_op("=") { Some(self.expr_list()?) } else { None };
             let span = start.to(self.prev_span());
-            return Ok(PyStmt {
-                kind: PyStmtKind::AnnAssign {
-                    target: first,
-                    annotation,
-                    value,
-                },
-                span,
-            });
+            return Ok(PyStmt { kind: PyStmtKind::AnnAssign { target: first, annotation, value }, span });
         }
         if self.eat_op("=") {
             let value = self.expr_list()?;
             if self.is_op("=") {
-                return Err(ParseError::syntax(
-                    "chained assignments like `a = b = c` are not supported",
-                    self.span(),
-                ));
+                return Err(ParseError::syntax("chained assignments like `a = b = c` are not supported", self.span()));
             }
             let span = start.to(self.prev_span());
-            return Ok(PyStmt {
-                kind: PyStmtKind::Assign {
-                    target: first,
-                    value,
-                },
-                span,
-            });
+            return Ok(PyStmt { kind: PyStmtKind::Assign { target: first, value }, span });
         }
         let aug = match self.peek() {
             Tok::Op("+=") => Some(BinOp::Add),
@@ -383,16 +313,8 @@ impl Parser {
             Tok::Op("/=") => Some(BinOp::Div),
             Tok::Op("//=") => Some(BinOp::FloorDiv),
             Tok::Op("%=") => Some(BinOp::Mod),
-            Tok::Op("**=")
-            | Tok::Op("&=")
-            | Tok::Op("|=")
-            | Tok::Op("^=")
-            | Tok::Op("<<=")
-            | Tok::Op(">>=") => {
-                return Err(ParseError::syntax(
-                    "this augmented assignment is not part of the .rx format",
-                    self.span(),
-                ))
+            Tok::Op("**=") | Tok::Op("&=") | Tok::Op("|=") | Tok::Op("^=") | Tok::Op("<<=") | Tok::Op(">>=") => {
+                return Err(ParseError::syntax("this augmented assignment is not part of the .rx format", self.span()))
             }
             _ => None,
         };
@@ -400,20 +322,10 @@ impl Parser {
             self.bump();
             let value = self.expr()?;
             let span = start.to(self.prev_span());
-            return Ok(PyStmt {
-                kind: PyStmtKind::AugAssign {
-                    target: first,
-                    op,
-                    value,
-                },
-                span,
-            });
+            return Ok(PyStmt { kind: PyStmtKind::AugAssign { target: first, op, value }, span });
         }
         let span = first.span;
-        Ok(PyStmt {
-            kind: PyStmtKind::Expr(first),
-            span,
-        })
+        Ok(PyStmt { kind: PyStmtKind::Expr(first), span })
     }
 
     fn dotted_module(&mut self) -> ParseResult<String> {
@@ -469,10 +381,7 @@ impl Parser {
         } else {
             Vec::new()
         };
-        Ok(PyStmt {
-            kind: PyStmtKind::If { test, body, orelse },
-            span: start.to(self.prev_span()),
-        })
+        Ok(PyStmt { kind: PyStmtKind::If { test, body, orelse }, span: start.to(self.prev_span()) })
     }
 
     fn funcdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {
@@ -488,45 +397,18 @@ impl Parser {
                 ));
             }
             let (pname, span) = self.expect_name("a parameter name")?;
-            let annotation = if self.eat_op(":") {
-                Some(self.expr()?)
-            } else {
-                None
-            };
-            let default = if self.eat_op("=") {
-                Some(self.expr()?)
-            } else {
-                None
-            };
-            params.push(Param {
-                name: pname,
-                span,
-                annotation,
-                default,
-            });
+            let annotation = if self.eat_op(":") { Some(self.expr()?) } else { None };
+            let default = if self.eat_op("=") { Some(self.expr()?) } else { None };
+            params.push(Param { name: pname, span, annotation, default });
             if !self.eat_op(",") {
                 break;
             }
         }
         self.expect_op(")")?;
-        let returns = if self.eat_op("->") {
-            Some(self.expr()?)
-        } else {
-            None
-        };
+        let returns = if self.eat_op("->") { Some(self.expr()?) } else { None };
         let body = self.block()?;
         let span = start.to(self.prev_span());
-        Ok(PyStmt {
-            kind: PyStmtKind::FunctionDef {
-                name,
-                name_span,
-                decorators,
-                params,
-                returns,
-                body,
-            },
-            span,
-        })
+        Ok(PyStmt { kind: PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body }, span })
     }
 
     fn classdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {
@@ -544,16 +426,7 @@ impl Parser {
         }
         let body = self.block()?;
         let span = start.to(self.prev_span());
-        Ok(PyStmt {
-            kind: PyStmtKind::ClassDef {
-                name,
-                name_span,
-                decorators,
-                bases,
-                body,
-            },
-            span,
-        })
+        Ok(PyStmt { kind: PyStmtKind::ClassDef { name, name_span, decorators, bases, body }, span })
     }
 
     // ----- expressions -----
@@ -572,10 +445,7 @@ impl Parser {
             items.push(self.binary(5)?);
         }
         let span = items[0].span.to(self.prev_span());
-        Ok(PyExpr {
-            kind: PyExprKind::Tuple(items),
-            span,
-        })
+        Ok(PyExpr { kind: PyExprKind::Tuple(items), span })
     }
 
     /// `a, b, c` (a tuple without parentheses) or a single expression.
@@ -596,18 +466,12 @@ impl Parser {
             items.push(self.expr()?);
         }
         let span = items[0].span.to(self.prev_span());
-        Ok(PyExpr {
-            kind: PyExprKind::Tuple(items),
-            span,
-        })
+        Ok(PyExpr { kind: PyExprKind::Tuple(items), span })
     }
 
     fn expr(&mut self) -> ParseResult<PyExpr> {
         if self.is_kw("lambda") {
-            return Err(ParseError::syntax(
-                "`lambda` is not part of the .rx format",
-                self.span(),
-            ));
+            return Err(ParseError::syntax("`lambda` is not part of the .rx format", self.span()));
         }
         let e = self.binary(0)?;
         if self.is_kw("if") {
@@ -677,11 +541,7 @@ impl Parser {
             let (l, r) = (Box::new(lhs), Box::new(rhs));
             lhs = PyExpr {
                 kind: match k {
-                    K::Bool(op) => PyExprKind::BoolOp {
-                        op,
-                        left: l,
-                        right: r,
-                    },
+                    K::Bool(op) => PyExprKind::BoolOp { op, left: l, right: r },
                     K::Cmp(op) => {
                         if matches!(self.peek(), Tok::Op("==" | "!=" | "<" | "<=" | ">" | ">=")) {
                             return Err(ParseError::syntax(
@@ -689,17 +549,9 @@ impl Parser {
                                 self.span(),
                             ));
                         }
-                        PyExprKind::Compare {
-                            op,
-                            left: l,
-                            right: r,
-                        }
+                        PyExprKind::Compare { op, left: l, right: r }
                     }
-                    K::Bin(op) => PyExprKind::Binary {
-                        op,
-                        left: l,
-                        right: r,
-                    },
+                    K::Bin(op) => PyExprKind::Binary { op, left: l, right: r },
                 },
                 span,
             };
@@ -723,13 +575,7 @@ impl Parser {
         self.bump();
         let operand = self.binary(operand_level)?;
         let span = start.to(operand.span);
-        Ok(PyExpr {
-            kind: PyExprKind::Unary {
-                op,
-                operand: Box::new(operand),
-            },
-            span,
-        })
+        Ok(PyExpr { kind: PyExprKind::Unary { op, operand: Box::new(operand) }, span })
     }
 
     fn primary(&mut self) -> ParseResult<PyExpr> {
@@ -738,45 +584,19 @@ impl Parser {
             if self.eat_op(".") {
                 let (attr, attr_span) = self.expect_name("an attribute name after `.`")?;
                 let span = e.span.to(attr_span);
-                e = PyExpr {
-                    kind: PyExprKind::Attribute {
-                        value: Box::new(e),
-                        attr,
-                        attr_span,
-                    },
-                    span,
-                };
+                e = PyExpr { kind: PyExprKind::Attribute { value: Box::new(e), attr, attr_span }, span };
             } else if self.is_op("(") {
                 self.bump();
-                self.enter()?;
-                let r = self.call_args();
-                self.leave();
-                let (args, keywords) = r?;
+                let (args, keywords) = self.call_args()?;
                 let close = self.expect_op(")")?;
                 let span = e.span.to(close);
-                e = PyExpr {
-                    kind: PyExprKind::Call {
-                        func: Box::new(e),
-                        args,
-                        keywords,
-                    },
-                    span,
-                };
+                e = PyExpr { kind: PyExprKind::Call { func: Box::new(e), args, keywords }, span };
             } else if self.is_op("[") {
                 self.bump();
-                self.enter()?;
-                let r = self.subscript();
-                self.leave();
-                let index = r?;
+                let index = self.subscript()?;
                 let close = self.expect_op("]")?;
                 let span = e.span.to(close);
-                e = PyExpr {
-                    kind: PyExprKind::Subscript {
-                        value: Box::new(e),
-                        index: Box::new(index),
-                    },
-                    span,
-                };
+                e = PyExpr { kind: PyExprKind::Subscript { value: Box::new(e), index: Box::new(index) }, span };
             } else {
                 return Ok(e);
             }
@@ -788,34 +608,21 @@ impl Parser {
         let mut keywords: Vec<Keyword> = Vec::new();
         while !self.is_op(")") {
             if self.is_op("*") || self.is_op("**") {
-                return Err(ParseError::syntax(
-                    "`*` and `**` arguments are not part of the .rx format",
-                    self.span(),
-                ));
+                return Err(ParseError::syntax("`*` and `**` arguments are not part of the .rx format", self.span()));
             }
             if let (Tok::Name(n), Tok::Op("=")) = (self.peek().clone(), self.peek_at(1).clone()) {
                 let name_span = self.bump().span;
                 self.bump();
                 if keywords.iter().any(|k| k.name == n) {
-                    return Err(ParseError::syntax(
-                        format!("keyword argument `{n}` is given twice"),
-                        name_span,
-                    ));
+                    return Err(ParseError::syntax(format!("keyword argument `{n}` is given twice"), name_span));
                 }
                 let value = self.expr()?;
-                keywords.push(Keyword {
-                    name: n,
-                    name_span,
-                    value,
-                });
+                keywords.push(Keyword { name: n, name_span, value });
             } else {
                 let value = self.expr()?;
                 if let Some(k) = keywords.last() {
-                    return Err(ParseError::syntax(
-                        "a positional argument follows a keyword argument",
-                        value.span,
-                    )
-                    .with_secondary(k.name_span, "keyword argument"));
+                    return Err(ParseError::syntax("a positional argument follows a keyword argument", value.span)
+                        .with_secondary(k.name_span, "keyword argument"));
                 }
                 args.push(value);
             }
@@ -839,36 +646,20 @@ impl Parser {
             items.push(self.slice_item()?);
         }
         let span = items[0].span.to(self.prev_span());
-        Ok(PyExpr {
-            kind: PyExprKind::Tuple(items),
-            span,
-        })
+        Ok(PyExpr { kind: PyExprKind::Tuple(items), span })
     }
 
     fn slice_item(&mut self) -> ParseResult<PyExpr> {
         let start = self.span();
-        let lower = if self.is_op(":") {
-            None
-        } else {
-            Some(Box::new(self.expr()?))
-        };
+        let lower = if self.is_op(":") { None } else { Some(Box::new(self.expr()?)) };
         if !self.eat_op(":") {
             return Ok(*lower.expect("a non-slice item has an expression"));
         }
-        let upper = if self.is_op(":") || self.is_op(",") || self.is_op("]") {
-            None
-        } else {
-            Some(Box::new(self.expr()?))
-        };
-        let step = if self.eat_op(":") && !self.is_op(",") && !self.is_op("]") {
-            Some(Box::new(self.expr()?))
-        } else {
-            None
-        };
-        Ok(PyExpr {
-            kind: PyExprKind::Slice { lower, upper, step },
-            span: start.to(self.prev_span()),
-        })
+        let upper =
+            if self.is_op(":") || self.is_op(",") || self.is_op("]") { None } else { Some(Box::new(self.expr()?)) };
+        let step =
+            if self.eat_op(":") && !self.is_op(",") && !self.is_op("]") { Some(Box::new(self.expr()?)) } else { None };
+        Ok(PyExpr { kind: PyExprKind::Slice { lower, upper, step }, span: start.to(self.prev_span()) })
     }
 
     fn atom(&mut self) -> ParseResult<PyExpr> {
@@ -890,41 +681,23 @@ impl Parser {
                     self.bump();
                     s.push_str(&more);
                 }
-                return Ok(PyExpr {
-                    kind: PyExprKind::Str(s),
-                    span: start.to(self.prev_span()),
-                });
+                return Ok(PyExpr { kind: PyExprKind::Str(s), span: start.to(self.prev_span()) });
             }
             Tok::Op("(") => {
                 self.bump();
-                self.enter()?;
-                let r = self.paren_rest(start);
-                self.leave();
-                return r;
+                return self.paren_rest(start);
             }
             Tok::Op("[") => {
                 self.bump();
-                self.enter()?;
-                let r = self.seq_items("]");
-                self.leave();
-                let items = r?;
+                let items = self.seq_items("]")?;
                 let close = self.expect_op("]")?;
-                return Ok(PyExpr {
-                    kind: PyExprKind::List(items),
-                    span: start.to(close),
-                });
+                return Ok(PyExpr { kind: PyExprKind::List(items), span: start.to(close) });
             }
             Tok::Op("{") => {
                 self.bump();
-                self.enter()?;
-                let r = self.dict_items();
-                self.leave();
-                let items = r?;
+                let items = self.dict_items()?;
                 let close = self.expect_op("}")?;
-                return Ok(PyExpr {
-                    kind: PyExprKind::Dict(items),
-                    span: start.to(close),
-                });
+                return Ok(PyExpr { kind: PyExprKind::Dict(items), span: start.to(close) });
             }
             _ => return Err(self.expected("an expression")),
         };
@@ -935,10 +708,7 @@ impl Parser {
     fn paren_rest(&mut self, start: Span) -> ParseResult<PyExpr> {
         if self.is_op(")") {
             let close = self.bump().span;
-            return Ok(PyExpr {
-                kind: PyExprKind::Tuple(Vec::new()),
-                span: start.to(close),
-            });
+            return Ok(PyExpr { kind: PyExprKind::Tuple(Vec::new()), span: start.to(close) });
         }
         let first = self.expr()?;
         if self.is_op(")") {
@@ -956,10 +726,7 @@ impl Parser {
             items.push(self.expr()?);
         }
         let close = self.expect_op(")")?;
-        Ok(PyExpr {
-            kind: PyExprKind::Tuple(items),
-            span: start.to(close),
-        })
+        Ok(PyExpr { kind: PyExprKind::Tuple(items), span: start.to(close) })
     }
 
     fn seq_items(&mut self, close: &str) -> ParseResult<Vec<PyExpr>> {

@@ -12,17 +12,14 @@ pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
         PyExprKind::NoneLit => AttrValue::None,
         PyExprKind::Bool(b) => AttrValue::Bool(*b),
         PyExprKind::Int(_)
-        | PyExprKind::Unary {
-            op: UnaryOp::Neg, ..
-        }
-        | PyExprKind::Float(_) => {
-            match number(e)? {
-                Number::Int(i) => AttrValue::Int(i64::try_from(i).map_err(|_| {
-                    ParseError::syntax("this integer does not fit in 64 bits", e.span)
-                })?),
-                Number::Float(f) => AttrValue::Float(FloatLit(f)),
-            }
-        }
+        | PyExprKind::Unary { op: UnaryOp::Neg, .. }
+        | PyExprKind::Float(_)
+        | PyExprKind::Call { .. } => match number(e)? {
+            Number::Int(i) => AttrValue::Int(
+                i64::try_from(i).map_err(|_| ParseError::syntax("this integer does not fit in 64 bits", e.span))?,
+            ),
+            Number::Float(f) => AttrValue::Float(FloatLit(f)),
+        },
         PyExprKind::Str(s) => AttrValue::Str(s.clone()),
         PyExprKind::List(items) | PyExprKind::Tuple(items) => {
             AttrValue::List(items.iter().map(attr_value).collect::<ParseResult<_>>()?)
@@ -30,10 +27,7 @@ pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
         PyExprKind::Dict(items) => AttrValue::Dict(attr_dict(items)?),
         _ => {
             return Err(ParseError::syntax(
-                format!(
-                    "expected an attribute value (a literal, list or dict), found {}",
-                    e.describe()
-                ),
+                format!("expected an attribute value (a literal, list or dict), found {}", e.describe()),
                 e.span,
             ))
         }
@@ -44,16 +38,10 @@ pub(crate) fn attr_dict(items: &[(PyExpr, PyExpr)]) -> ParseResult<BTreeMap<Stri
     let mut out = BTreeMap::new();
     for (k, v) in items {
         let PyExprKind::Str(key) = &k.kind else {
-            return Err(ParseError::syntax(
-                "attribute names must be strings",
-                k.span,
-            ));
+            return Err(ParseError::syntax("attribute names must be strings", k.span));
         };
         if out.insert(key.clone(), attr_value(v)?).is_some() {
-            return Err(ParseError::syntax(
-                format!("attribute `{key}` is given twice"),
-                k.span,
-            ));
+            return Err(ParseError::syntax(format!("attribute `{key}` is given twice"), k.span));
         }
     }
     Ok(out)
@@ -64,61 +52,54 @@ pub(crate) enum Number {
     Float(f64),
 }
 
-/// A numeric literal, possibly negated (`-3`, `-1.5`, `- -2`).
+/// A numeric literal, possibly negated (`-3`, `-1.5`, `- -2`), including the
+/// non-finite floats `float("nan")`, `float("inf")` and `float("-inf")`.
 pub(crate) fn number(e: &PyExpr) -> ParseResult<Number> {
     match &e.kind {
+        PyExprKind::Call { func, args, keywords } if func.dotted_name().as_deref() == Some("float") => {
+            let bad = || ParseError::syntax("expected float(\"nan\"), float(\"inf\") or float(\"-inf\")", e.span);
+            match (args.as_slice(), keywords.is_empty()) {
+                ([PyExpr { kind: PyExprKind::Str(s), .. }], true) => match s.trim().to_ascii_lowercase().as_str() {
+                    "nan" => Ok(Number::Float(f64::NAN)),
+                    "inf" | "+inf" | "infinity" => Ok(Number::Float(f64::INFINITY)),
+                    "-inf" | "-infinity" => Ok(Number::Float(f64::NEG_INFINITY)),
+                    _ => Err(bad()),
+                },
+                _ => Err(bad()),
+            }
+        }
         PyExprKind::Int(Some(i)) => Ok(Number::Int(*i)),
-        PyExprKind::Int(None) => Err(ParseError::syntax(
-            "this integer literal is too large",
-            e.span,
-        )),
+        PyExprKind::Int(None) => Err(ParseError::syntax("this integer literal is too large", e.span)),
         PyExprKind::Float(f) => Ok(Number::Float(*f)),
-        PyExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => Ok(match number(operand)? {
+        PyExprKind::Unary { op: UnaryOp::Neg, operand } => Ok(match number(operand)? {
             Number::Int(i) => Number::Int(-i),
             Number::Float(f) => Number::Float(-f),
         }),
-        PyExprKind::Unary {
-            op: UnaryOp::Pos,
-            operand,
-        } => number(operand),
-        _ => Err(ParseError::syntax(
-            format!("expected a number, found {}", e.describe()),
-            e.span,
-        )),
+        PyExprKind::Unary { op: UnaryOp::Pos, operand } => number(operand),
+        _ => Err(ParseError::syntax(format!("expected a number, found {}", e.describe()), e.span)),
     }
 }
 
 pub(crate) fn expect_str(e: &PyExpr, what: &str) -> ParseResult<String> {
     match &e.kind {
         PyExprKind::Str(s) => Ok(s.clone()),
-        _ => Err(ParseError::syntax(
-            format!("expected {what} (a string), found {}", e.describe()),
-            e.span,
-        )),
+        _ => Err(ParseError::syntax(format!("expected {what} (a string), found {}", e.describe()), e.span)),
     }
 }
 
 pub(crate) fn expect_bool(e: &PyExpr, what: &str) -> ParseResult<bool> {
     match &e.kind {
         PyExprKind::Bool(b) => Ok(*b),
-        _ => Err(ParseError::syntax(
-            format!("expected {what} (True or False), found {}", e.describe()),
-            e.span,
-        )),
+        _ => Err(ParseError::syntax(format!("expected {what} (True or False), found {}", e.describe()), e.span)),
     }
 }
 
 pub(crate) fn expect_int(e: &PyExpr, what: &str) -> ParseResult<i64> {
     match number(e) {
-        Ok(Number::Int(i)) => i64::try_from(i)
-            .map_err(|_| ParseError::syntax(format!("{what} does not fit in 64 bits"), e.span)),
-        _ => Err(ParseError::syntax(
-            format!("expected {what} (an integer), found {}", e.describe()),
-            e.span,
-        )),
+        Ok(Number::Int(i)) => {
+            i64::try_from(i).map_err(|_| ParseError::syntax(format!("{what} does not fit in 64 bits"), e.span))
+        }
+        _ => Err(ParseError::syntax(format!("expected {what} (an integer), found {}", e.describe()), e.span)),
     }
 }
 
@@ -135,11 +116,7 @@ pub(crate) fn bind_args<'e>(
     let mut out: Vec<Option<&PyExpr>> = vec![None; formals.len()];
     if args.len() > formals.len() {
         return Err(ParseError::syntax(
-            format!(
-                "`{callee}` takes at most {} positional argument(s), {} given",
-                formals.len(),
-                args.len()
-            ),
+            format!("`{callee}` takes at most {} positional argument(s), {} given", formals.len(), args.len()),
             args[formals.len()].span,
         ));
     }
@@ -148,17 +125,11 @@ pub(crate) fn bind_args<'e>(
     }
     for k in keywords {
         let Some(i) = formals.iter().position(|f| *f == k.name) else {
-            return Err(ParseError::syntax(
-                format!("`{callee}` has no parameter `{}`", k.name),
-                k.name_span,
-            )
-            .with_note(format!("its parameters are: {}", formals.join(", "))));
+            return Err(ParseError::syntax(format!("`{callee}` has no parameter `{}`", k.name), k.name_span)
+                .with_note(format!("its parameters are: {}", formals.join(", "))));
         };
         if out[i].is_some() {
-            return Err(ParseError::syntax(
-                format!("`{}` is given twice in `{callee}`", k.name),
-                k.name_span,
-            ));
+            return Err(ParseError::syntax(format!("`{}` is given twice in `{callee}`", k.name), k.name_span));
         }
         out[i] = Some(&k.value);
     }

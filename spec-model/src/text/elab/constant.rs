@@ -24,8 +24,7 @@ pub(crate) fn constant(
     let dtype = match dtype {
         Some(d) => {
             let s = expect_str(d, "a dtype")?;
-            DataType::parse(&s)
-                .ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))?
+            DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))?
         }
         None => {
             if !elems.is_empty() && elems.iter().all(|(s, _)| matches!(s, Scalar::Bool(_))) {
@@ -42,23 +41,13 @@ pub(crate) fn constant(
         Some(s) => {
             let dims = match &s.kind {
                 PyExprKind::Tuple(d) | PyExprKind::List(d) => d,
-                _ => {
-                    return Err(ParseError::syntax(
-                        "`shape=` expects a tuple of integers",
-                        s.span,
-                    ))
-                }
+                _ => return Err(ParseError::syntax("`shape=` expects a tuple of integers", s.span)),
             };
             let mut out = Vec::new();
             for d in dims {
                 match number(d)? {
                     Number::Int(i) if (0..=i64::MAX as i128).contains(&i) => out.push(i as u64),
-                    _ => {
-                        return Err(ParseError::syntax(
-                            "a dimension must be a non-negative integer",
-                            d.span,
-                        ))
-                    }
+                    _ => return Err(ParseError::syntax("a dimension must be a non-negative integer", d.span)),
                 }
             }
             let count = out.iter().try_fold(1u64, |a, d| a.checked_mul(*d));
@@ -89,12 +78,7 @@ pub(crate) fn constant(
     })
 }
 
-fn flatten(
-    e: &PyExpr,
-    depth: usize,
-    shape: &mut Vec<u64>,
-    out: &mut Vec<(Scalar, Span)>,
-) -> ParseResult<()> {
+fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar, Span)>) -> ParseResult<()> {
     match &e.kind {
         PyExprKind::List(items) | PyExprKind::Tuple(items) => {
             let n = items.len() as u64;
@@ -102,17 +86,11 @@ fn flatten(
                 if out.is_empty() || depth == 0 {
                     shape.push(n);
                 } else {
-                    return Err(ParseError::syntax(
-                        "the nested lists of a constant must be rectangular",
-                        e.span,
-                    ));
+                    return Err(ParseError::syntax("the nested lists of a constant must be rectangular", e.span));
                 }
             } else if shape.len() < depth || shape[depth] != n {
                 return Err(ParseError::syntax(
-                    format!(
-                        "expected {} elements here, as in the first row",
-                        shape.get(depth).copied().unwrap_or(0)
-                    ),
+                    format!("expected {} elements here, as in the first row", shape.get(depth).copied().unwrap_or(0)),
                     e.span,
                 )
                 .with_label("the nested lists of a constant must be rectangular"));
@@ -121,20 +99,14 @@ fn flatten(
                 flatten(item, depth + 1, shape, out)?;
             }
             if n == 0 && shape.len() > depth + 1 {
-                return Err(ParseError::syntax(
-                    "the nested lists of a constant must be rectangular",
-                    e.span,
-                ));
+                return Err(ParseError::syntax("the nested lists of a constant must be rectangular", e.span));
             }
             Ok(())
         }
         _ => {
             if shape.len() != depth {
-                return Err(ParseError::syntax(
-                    "expected a list here, as in the first row",
-                    e.span,
-                )
-                .with_label("the nested lists of a constant must be rectangular"));
+                return Err(ParseError::syntax("expected a list here, as in the first row", e.span)
+                    .with_label("the nested lists of a constant must be rectangular"));
             }
             if out.len() as u64 >= MAX_CONST_ELEMENTS {
                 return Err(ParseError::limit(
@@ -151,48 +123,6 @@ fn flatten(
 fn scalar(e: &PyExpr) -> ParseResult<Scalar> {
     match &e.kind {
         PyExprKind::Bool(b) => Ok(Scalar::Bool(*b)),
-        // float("nan"), float("inf"), float("-inf")
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } if func.dotted_name().as_deref() == Some("float") => {
-            match (args.as_slice(), keywords.is_empty()) {
-                (
-                    [PyExpr {
-                        kind: PyExprKind::Str(s),
-                        ..
-                    }],
-                    true,
-                ) => match s.trim().to_ascii_lowercase().as_str() {
-                    "nan" => Ok(Scalar::Float(f64::NAN)),
-                    "inf" | "+inf" | "infinity" => Ok(Scalar::Float(f64::INFINITY)),
-                    "-inf" | "-infinity" => Ok(Scalar::Float(f64::NEG_INFINITY)),
-                    _ => Err(ParseError::syntax(
-                        "expected float(\"nan\"), float(\"inf\") or float(\"-inf\")",
-                        e.span,
-                    )),
-                },
-                _ => Err(ParseError::syntax(
-                    "expected float(\"nan\"), float(\"inf\") or float(\"-inf\")",
-                    e.span,
-                )),
-            }
-        }
-        PyExprKind::Unary {
-            op: crate::text::py_ast::UnaryOp::Neg,
-            operand,
-        } if !matches!(
-            operand.kind,
-            PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Unary { .. }
-        ) =>
-        {
-            match scalar(operand)? {
-                Scalar::Float(f) => Ok(Scalar::Float(-f)),
-                Scalar::Int(i) => Ok(Scalar::Int(-i)),
-                Scalar::Bool(_) => Err(ParseError::syntax("cannot negate a boolean", e.span)),
-            }
-        }
         _ => match number(e)? {
             Number::Int(i) => Ok(Scalar::Int(i)),
             Number::Float(f) => Ok(Scalar::Float(f)),

@@ -79,12 +79,9 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub(crate) fn unknown_name(&self, name: &str, span: Span) -> ParseError {
-        let mut err =
-            ParseError::name(format!("unknown name `{name}`"), span).with_label("not defined here");
+        let mut err = ParseError::name(format!("unknown name `{name}`"), span).with_label("not defined here");
         if let Some(best) = closest(name, &self.scopes.visible_names()) {
-            err = err.with_note(format!(
-                "help: a name with a similar spelling exists: `{best}`"
-            ));
+            err = err.with_note(format!("help: a name with a similar spelling exists: `{best}`"));
         }
         err
     }
@@ -98,11 +95,7 @@ fn closest(name: &str, candidates: &[String]) -> Option<String> {
         for (i, ca) in a.chars().enumerate() {
             let mut cur = vec![i + 1];
             for (j, cb) in b.iter().enumerate() {
-                cur.push(
-                    (prev[j] + usize::from(ca != *cb))
-                        .min(prev[j + 1] + 1)
-                        .min(cur[j] + 1),
-                );
+                cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
             }
             prev = cur;
         }
@@ -123,9 +116,7 @@ pub(crate) fn decorator_is(d: &PyExpr, paths: &[&str]) -> bool {
         PyExprKind::Call { func, .. } => func,
         _ => d,
     };
-    target
-        .dotted_name()
-        .is_some_and(|n| paths.contains(&n.as_str()))
+    target.dotted_name().is_some_and(|n| paths.contains(&n.as_str()))
 }
 
 const RELAX_FUNCTION: &[&str] = &["R.function", "relax.function", "tvm.script.relax.function"];
@@ -138,21 +129,12 @@ fn function_kind(decorators: &[PyExpr], name_span: Span) -> ParseResult<GlobalKi
     } else if decorators.iter().any(|d| decorator_is(d, PRIM_FUNC)) {
         Ok(GlobalKind::Tir)
     } else {
-        Err(ParseError::syntax(
-            "a function here must be decorated with `@R.function` or `@T.prim_func`",
-            name_span,
-        ))
+        Err(ParseError::syntax("a function here must be decorated with `@R.function` or `@T.prim_func`", name_span))
     }
 }
 
 fn is_docstring(s: &PyStmt) -> bool {
-    matches!(
-        &s.kind,
-        PyStmtKind::Expr(PyExpr {
-            kind: PyExprKind::Str(_),
-            ..
-        })
-    )
+    matches!(&s.kind, PyStmtKind::Expr(PyExpr { kind: PyExprKind::Str(_), .. }))
 }
 
 /// Elaborates a parsed file: one `@I.ir_module class`, or top-level functions
@@ -164,18 +146,9 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
         match &s.kind {
             PyStmtKind::Import { .. } | PyStmtKind::Pass => {}
             _ if is_docstring(s) => {}
-            PyStmtKind::ClassDef {
-                name,
-                name_span,
-                decorators,
-                body,
-                ..
-            } => {
+            PyStmtKind::ClassDef { name, name_span, decorators, body, .. } => {
                 if !decorators.iter().any(|d| decorator_is(d, IR_MODULE)) {
-                    return Err(ParseError::syntax(
-                        "a module class must be decorated with `@I.ir_module`",
-                        *name_span,
-                    ));
+                    return Err(ParseError::syntax("a module class must be decorated with `@I.ir_module`", *name_span));
                 }
                 if let Some((_, first, _, _)) = class {
                     return Err(ParseError::syntax("a file holds one module", *name_span)
@@ -195,10 +168,8 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
     match class {
         Some((name, name_span, body, span)) => {
             if let Some(f) = funcs.first() {
-                return Err(
-                    ParseError::syntax("functions outside the module class", f.span)
-                        .with_secondary(name_span, "the module"),
-                );
+                return Err(ParseError::syntax("functions outside the module class", f.span)
+                    .with_secondary(name_span, "the module"));
             }
             let mut members = Vec::new();
             for s in body {
@@ -206,12 +177,7 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
                     PyStmtKind::FunctionDef { .. } => members.push(s),
                     PyStmtKind::Pass => {}
                     _ if is_docstring(s) => {}
-                    _ => {
-                        return Err(ParseError::syntax(
-                            "a module class holds only decorated functions",
-                            s.span,
-                        ))
-                    }
+                    _ => return Err(ParseError::syntax("a module class holds only decorated functions", s.span)),
                 }
             }
             elaborate_module(name, Some(name), &members, span)
@@ -229,31 +195,18 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
     }
 }
 
-fn elaborate_module(
-    name: &str,
-    class_name: Option<&str>,
-    defs: &[&PyStmt],
-    span: Span,
-) -> ParseResult<IRModule> {
+fn elaborate_module(name: &str, class_name: Option<&str>, defs: &[&PyStmt], span: Span) -> ParseResult<IRModule> {
     // All globals are visible to each other (Variable Scoping, rule 1).
     let mut globals = HashMap::new();
     let mut base = HashMap::new();
     let mut first_def: HashMap<&str, Span> = HashMap::new();
     for d in defs {
-        let PyStmtKind::FunctionDef {
-            name,
-            name_span,
-            decorators,
-            ..
-        } = &d.kind
-        else {
+        let PyStmtKind::FunctionDef { name, name_span, decorators, .. } = &d.kind else {
             continue;
         };
         if let Some(prev) = first_def.get(name.as_str()) {
-            return Err(
-                ParseError::name(format!("the module defines `{name}` twice"), *name_span)
-                    .with_secondary(*prev, "first defined here"),
-            );
+            return Err(ParseError::name(format!("the module defines `{name}` twice"), *name_span)
+                .with_secondary(*prev, "first defined here"));
         }
         first_def.insert(name, *name_span);
         globals.insert(name.clone(), function_kind(decorators, *name_span)?);
@@ -263,10 +216,7 @@ fn elaborate_module(
     if let Some(c) = class_name {
         base.insert(c.to_string(), Entity::Module);
     }
-    let mut ctx = Ctx {
-        globals,
-        scopes: Scopes::new(base),
-    };
+    let mut ctx = Ctx { globals, scopes: Scopes::new(base) };
     let mut functions = Vec::new();
     for d in defs {
         let PyStmtKind::FunctionDef { name, .. } = &d.kind else {
@@ -278,18 +228,11 @@ fn elaborate_module(
         };
         functions.push((GlobalVar::new(name.clone()), f));
     }
-    Ok(IRModule {
-        name: name.to_string(),
-        functions,
-        span,
-    })
+    Ok(IRModule { name: name.to_string(), functions, span })
 }
 
 /// Elaborates a standalone expression against a module's globals (corpus `run:` lines).
-pub(crate) fn elaborate_expr_in_module(
-    module: &IRModule,
-    e: &PyExpr,
-) -> ParseResult<crate::grammar::Expr> {
+pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseResult<crate::grammar::Expr> {
     let mut globals = HashMap::new();
     let mut base = HashMap::new();
     for (gv, f) in &module.functions {
@@ -302,10 +245,7 @@ pub(crate) fn elaborate_expr_in_module(
     }
     base.insert("cls".to_string(), Entity::Module);
     base.insert(module.name.clone(), Entity::Module);
-    let mut ctx = Ctx {
-        globals,
-        scopes: Scopes::new(base),
-    };
+    let mut ctx = Ctx { globals, scopes: Scopes::new(base) };
     ctx.scopes.push();
     relax_expr::standalone_expr(&mut ctx, e)
 }

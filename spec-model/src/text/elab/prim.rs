@@ -48,19 +48,13 @@ pub(crate) fn typed_literal(dtype: DataType, e: &PyExpr) -> ParseResult<Option<L
         (Literal::Int(i), TypeCode::Float) => Literal::Float(i as f64),
         (Literal::Int(i), _) => {
             if !int_fits(dtype, i) {
-                return Err(ParseError::syntax(
-                    format!("{i} does not fit in {dtype}"),
-                    e.span,
-                ));
+                return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), e.span));
             }
             Literal::Int(i)
         }
         (Literal::Float(f), TypeCode::Float) => Literal::Float(f),
         (Literal::Float(_), _) => {
-            return Err(ParseError::syntax(
-                format!("a float literal cannot have dtype {dtype}"),
-                e.span,
-            ))
+            return Err(ParseError::syntax(format!("a float literal cannot have dtype {dtype}"), e.span))
         }
     }))
 }
@@ -93,10 +87,7 @@ pub(crate) fn t_dtype(name: &str) -> Option<DataType> {
 fn is_bare_literal(e: &PyExpr) -> bool {
     match &e.kind {
         PyExprKind::Int(_) | PyExprKind::Float(_) => true,
-        PyExprKind::Unary {
-            op: UnaryOp::Neg | UnaryOp::Pos,
-            operand,
-        } => is_bare_literal(operand),
+        PyExprKind::Unary { op: UnaryOp::Neg | UnaryOp::Pos, operand } => is_bare_literal(operand),
         _ => false,
     }
 }
@@ -104,26 +95,16 @@ fn is_bare_literal(e: &PyExpr) -> bool {
 fn literal_expr(lit: Literal, dtype: DataType, span: Span) -> ParseResult<PrimExpr> {
     Ok(PrimExpr::new(
         match lit {
-            Literal::Int(i) if dtype.code == TypeCode::Float => PrimExprKind::FloatImm {
-                value: FloatLit(i as f64),
-                dtype,
-            },
+            Literal::Int(i) if dtype.code == TypeCode::Float => {
+                PrimExprKind::FloatImm { value: FloatLit(i as f64), dtype }
+            }
             Literal::Int(i) => {
                 if !int_fits(dtype, i) {
-                    return Err(ParseError::syntax(
-                        format!("{i} does not fit in {dtype}"),
-                        span,
-                    ));
+                    return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), span));
                 }
-                PrimExprKind::IntImm {
-                    value: i as i64,
-                    dtype,
-                }
+                PrimExprKind::IntImm { value: i as i64, dtype }
             }
-            Literal::Float(f) => PrimExprKind::FloatImm {
-                value: FloatLit(f),
-                dtype,
-            },
+            Literal::Float(f) => PrimExprKind::FloatImm { value: FloatLit(f), dtype },
         },
         span,
     ))
@@ -147,17 +128,11 @@ fn shift(e: &mut PyExpr, by: u32) {
     }
     sh(&mut e.span, by);
     match &mut e.kind {
-        PyExprKind::Attribute {
-            value, attr_span, ..
-        } => {
+        PyExprKind::Attribute { value, attr_span, .. } => {
             sh(attr_span, by);
             shift(value, by);
         }
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => {
+        PyExprKind::Call { func, args, keywords } => {
             shift(func, by);
             args.iter_mut().for_each(|a| shift(a, by));
             keywords.iter_mut().for_each(|k| {
@@ -207,82 +182,51 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
     let kind = match &e.kind {
         PyExprKind::Int(_) | PyExprKind::Float(_) => {
             let lit = bare_literal(e)?;
-            let dtype = if matches!(lit, Literal::Float(_)) {
-                DEFAULT_FLOAT
-            } else {
-                RELAX_INT
-            };
+            let dtype = if matches!(lit, Literal::Float(_)) { DEFAULT_FLOAT } else { RELAX_INT };
             return literal_expr(lit, dtype, span);
         }
-        PyExprKind::Bool(b) => PrimExprKind::IntImm {
-            value: *b as i64,
-            dtype: DataType::bool(),
-        },
+        PyExprKind::Bool(b) => PrimExprKind::IntImm { value: *b as i64, dtype: DataType::bool() },
         PyExprKind::Str(s) => {
             let inner = parse_string_dim(s, span)?;
             return prim_expr(ctx, &inner, NameMode::Declare);
         }
-        PyExprKind::Name(n) => {
-            match ctx.scopes.lookup(n) {
-                Some(Entity::Shape(v)) => PrimExprKind::Var(v.clone()),
-                Some(Entity::Relax(_)) => return Err(ParseError::name(
-                    format!(
-                        "`{n}` is a Relax variable, but a shape expression needs a shape variable"
-                    ),
+        PyExprKind::Name(n) => match ctx.scopes.lookup(n) {
+            Some(Entity::Shape(v)) => PrimExprKind::Var(v.clone()),
+            Some(Entity::Relax(_)) => {
+                return Err(ParseError::name(
+                    format!("`{n}` is a Relax variable, but a shape expression needs a shape variable"),
                     span,
-                )),
-                Some(_) => {
-                    return Err(ParseError::name(
-                        format!("`{n}` is not a shape variable"),
-                        span,
-                    ))
-                }
-                None if mode == NameMode::Declare => {
-                    let v = PrimVar::shape_var(n.clone());
-                    ctx.scopes.define(n, Entity::Shape(v.clone()));
-                    PrimExprKind::Var(v)
-                }
-                None => return Err(ctx.unknown_name(n, span)),
+                ))
             }
-        }
+            Some(_) => return Err(ParseError::name(format!("`{n}` is not a shape variable"), span)),
+            None if mode == NameMode::Declare => {
+                let v = PrimVar::shape_var(n.clone());
+                ctx.scopes.define(n, Entity::Shape(v.clone()));
+                PrimExprKind::Var(v)
+            }
+            None => return Err(ctx.unknown_name(n, span)),
+        },
         PyExprKind::Unary { op, operand } => match op {
-            UnaryOp::Neg if is_bare_literal(operand) => {
-                return prim_expr(ctx, &negate_literal(e)?, mode)
-            }
+            UnaryOp::Neg if is_bare_literal(operand) => return prim_expr(ctx, &negate_literal(e)?, mode),
             UnaryOp::Neg => {
                 let x = prim_expr(ctx, operand, mode)?;
                 if let PrimExprKind::IntImm { value, dtype } = &*x.kind {
                     if let Some(n) = value.checked_neg() {
-                        return Ok(PrimExpr::new(
-                            PrimExprKind::IntImm {
-                                value: n,
-                                dtype: *dtype,
-                            },
-                            span,
-                        ));
+                        return Ok(PrimExpr::new(PrimExprKind::IntImm { value: n, dtype: *dtype }, span));
                     }
                 }
                 if let PrimExprKind::FloatImm { value, dtype } = &*x.kind {
                     return Ok(PrimExpr::new(
-                        PrimExprKind::FloatImm {
-                            value: FloatLit(-value.0),
-                            dtype: *dtype,
-                        },
+                        PrimExprKind::FloatImm { value: FloatLit(-value.0), dtype: *dtype },
                         span,
                     ));
                 }
                 let zero = literal_expr(Literal::Int(0), x.dtype(), span)?;
-                PrimExprKind::Binary {
-                    op: PrimBinOp::Sub,
-                    a: zero,
-                    b: x,
-                }
+                PrimExprKind::Binary { op: PrimBinOp::Sub, a: zero, b: x }
             }
             UnaryOp::Pos => return prim_expr(ctx, operand, mode),
             UnaryOp::Not => PrimExprKind::Not(prim_expr(ctx, operand, mode)?),
-            UnaryOp::Invert => {
-                return Err(ParseError::syntax("`~` is not a shape operation", span))
-            }
+            UnaryOp::Invert => return Err(ParseError::syntax("`~` is not a shape operation", span)),
         },
         PyExprKind::Binary { op, left, right } => {
             let op = match op {
@@ -292,21 +236,12 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
                 BinOp::Div => PrimBinOp::Div,
                 BinOp::FloorDiv => PrimBinOp::FloorDiv,
                 BinOp::Mod => PrimBinOp::FloorMod,
-                _ => {
-                    return Err(ParseError::syntax(
-                        "this operator is not a shape operation",
-                        span,
-                    ))
-                }
+                _ => return Err(ParseError::syntax("this operator is not a shape operation", span)),
             };
             return binary(ctx, op, left, right, span, mode);
         }
         PyExprKind::BoolOp { op, left, right } => {
-            let op = if *op == BoolOp::And {
-                PrimBinOp::And
-            } else {
-                PrimBinOp::Or
-            };
+            let op = if *op == BoolOp::And { PrimBinOp::And } else { PrimBinOp::Or };
             return binary(ctx, op, left, right, span, mode);
         }
         PyExprKind::Compare { op, left, right } => {
@@ -320,32 +255,19 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
             };
             return binary(ctx, op, left, right, span, mode);
         }
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => {
+        PyExprKind::Call { func, args, keywords } => {
             let name = func.dotted_name().unwrap_or_default();
             let Some(t) = name.strip_prefix("T.") else {
-                return Err(ParseError::syntax(
-                    format!("expected a shape expression, found {}", e.describe()),
-                    span,
-                ));
+                return Err(ParseError::syntax(format!("expected a shape expression, found {}", e.describe()), span));
             };
             if !keywords.is_empty() {
-                return Err(ParseError::syntax(
-                    format!("`{name}` takes no keyword arguments"),
-                    keywords[0].name_span,
-                ));
+                return Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), keywords[0].name_span));
             }
             let arity = |n: usize| -> ParseResult<()> {
                 if args.len() == n {
                     Ok(())
                 } else {
-                    Err(ParseError::syntax(
-                        format!("`{name}` takes {n} argument(s), {} given", args.len()),
-                        span,
-                    ))
+                    Err(ParseError::syntax(format!("`{name}` takes {n} argument(s), {} given", args.len()), span))
                 }
             };
             let binop = match t {
@@ -373,44 +295,31 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
                 "Cast" => {
                     arity(2)?;
                     let d = super::attrs::expect_str(&args[0], "a dtype")?;
-                    let dtype = DataType::parse(&d).ok_or_else(|| {
-                        ParseError::syntax(format!("unknown dtype `{d}`"), args[0].span)
-                    })?;
-                    PrimExprKind::Cast {
-                        dtype,
-                        value: prim_expr(ctx, &args[1], mode)?,
-                    }
+                    let dtype = DataType::parse(&d)
+                        .ok_or_else(|| ParseError::syntax(format!("unknown dtype `{d}`"), args[0].span))?;
+                    PrimExprKind::Cast { dtype, value: prim_expr(ctx, &args[1], mode)? }
                 }
                 _ => {
                     let Some(dtype) = t_dtype(t) else {
-                        return Err(ParseError::syntax(
-                            format!("`{name}` is not a shape operation"),
-                            func.span,
-                        ));
+                        return Err(ParseError::syntax(format!("`{name}` is not a shape operation"), func.span));
                     };
                     if args.is_empty() {
                         return Err(ParseError::syntax(
-                            format!("`{name}()` declares a shape variable and must be assigned to a name: `n = {name}()`"),
+                            format!(
+                                "`{name}()` declares a shape variable and must be assigned to a name: `n = {name}()`"
+                            ),
                             span,
                         ));
                     }
                     arity(1)?;
                     match typed_literal(dtype, &args[0])? {
                         Some(lit) => return literal_expr(lit, dtype, span),
-                        None => PrimExprKind::Cast {
-                            dtype,
-                            value: prim_expr(ctx, &args[0], mode)?,
-                        },
+                        None => PrimExprKind::Cast { dtype, value: prim_expr(ctx, &args[0], mode)? },
                     }
                 }
             }
         }
-        _ => {
-            return Err(ParseError::syntax(
-                format!("expected a shape expression, found {}", e.describe()),
-                span,
-            ))
-        }
+        _ => return Err(ParseError::syntax(format!("expected a shape expression, found {}", e.describe()), span)),
     };
     Ok(PrimExpr::new(kind, span))
 }
@@ -424,14 +333,7 @@ fn negate_literal(e: &PyExpr) -> ParseResult<PyExpr> {
     Ok(PyExpr { kind, span: e.span })
 }
 
-fn binary(
-    ctx: &mut Ctx,
-    op: PrimBinOp,
-    l: &PyExpr,
-    r: &PyExpr,
-    span: Span,
-    mode: NameMode,
-) -> ParseResult<PrimExpr> {
+fn binary(ctx: &mut Ctx, op: PrimBinOp, l: &PyExpr, r: &PyExpr, span: Span, mode: NameMode) -> ParseResult<PrimExpr> {
     let (a, b) = match (is_bare_literal(l), is_bare_literal(r)) {
         (true, false) => {
             let b = prim_expr(ctx, r, mode)?;
@@ -449,12 +351,7 @@ fn binary(
 
 fn coerce(lit: &PyExpr, other: DataType) -> ParseResult<PrimExpr> {
     let l = bare_literal(lit)?;
-    let dtype = coerced_literal_dtype(matches!(l, Literal::Float(_)), other).unwrap_or(
-        if matches!(l, Literal::Float(_)) {
-            DEFAULT_FLOAT
-        } else {
-            RELAX_INT
-        },
-    );
+    let dtype = coerced_literal_dtype(matches!(l, Literal::Float(_)), other)
+        .unwrap_or(if matches!(l, Literal::Float(_)) { DEFAULT_FLOAT } else { RELAX_INT });
     literal_expr(l, dtype, lit.span)
 }

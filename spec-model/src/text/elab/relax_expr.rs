@@ -30,9 +30,7 @@ fn is_prim_like(ctx: &Ctx, e: &PyExpr) -> bool {
         PyExprKind::Unary { operand, .. } => is_prim_like(ctx, operand),
         PyExprKind::Binary { left, right, .. }
         | PyExprKind::BoolOp { left, right, .. }
-        | PyExprKind::Compare { left, right, .. } => {
-            is_prim_like(ctx, left) && is_prim_like(ctx, right)
-        }
+        | PyExprKind::Compare { left, right, .. } => is_prim_like(ctx, left) && is_prim_like(ctx, right),
         _ => false,
     }
 }
@@ -42,12 +40,7 @@ fn op(name: &str, span: Span) -> Expr {
 }
 
 fn op_call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
-    let call = Call {
-        op: op(name, span),
-        args,
-        sinfo_args: Vec::new(),
-        attrs: Attrs::default(),
-    };
+    let call = Call { op: op(name, span), args, sinfo_args: Vec::new(), attrs: Attrs::default() };
     Expr::new(ExprKind::Call(Box::new(call)), span)
 }
 
@@ -64,9 +57,7 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
                     span,
                 ))
             }
-            Some(Entity::Buffer(_)) => {
-                return Err(ParseError::name(format!("`{n}` is a TIR buffer"), span))
-            }
+            Some(Entity::Buffer(_)) => return Err(ParseError::name(format!("`{n}` is a TIR buffer"), span)),
             None => return Err(ctx.unknown_name(n, span)),
         },
         PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Bool(_) => {
@@ -74,46 +65,28 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
         }
         PyExprKind::Str(s) => ExprKind::StringImm(s.clone()),
         PyExprKind::NoneLit => {
-            return Err(ParseError::syntax(
-                "`None` is not a Relax expression; use `R.null_value()`",
-                span,
-            ))
+            return Err(ParseError::syntax("`None` is not a Relax expression; use `R.null_value()`", span))
         }
-        PyExprKind::Tuple(items) | PyExprKind::List(items) => ExprKind::Tuple(
-            items
-                .iter()
-                .map(|i| expr(ctx, i))
-                .collect::<ParseResult<_>>()?,
-        ),
+        PyExprKind::Tuple(items) | PyExprKind::List(items) => {
+            ExprKind::Tuple(items.iter().map(|i| expr(ctx, i)).collect::<ParseResult<_>>()?)
+        }
         PyExprKind::Attribute { .. } => return attribute(ctx, e),
         PyExprKind::Subscript { value, index } => {
             let tuple_value = expr(ctx, value)?;
             if matches!(index.kind, PyExprKind::Slice { .. } | PyExprKind::Tuple(_)) {
-                return Err(ParseError::syntax(
-                    "a tuple is indexed by one integer: `t[0]`",
-                    index.span,
-                ));
+                return Err(ParseError::syntax("a tuple is indexed by one integer: `t[0]`", index.span));
             }
             let i = expect_int(index, "a tuple index")?;
-            ExprKind::TupleGetItem {
-                tuple_value: Box::new(tuple_value),
-                index: i,
-            }
+            ExprKind::TupleGetItem { tuple_value: Box::new(tuple_value), index: i }
         }
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => return call(ctx, e, func, args, keywords),
+        PyExprKind::Call { func, args, keywords } => return call(ctx, e, func, args, keywords),
         _ if is_prim_like(ctx, e) => ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
         PyExprKind::Unary { op, operand } => {
             let name = match op {
                 UnaryOp::Neg => "negative",
                 UnaryOp::Not => "logical_not",
                 UnaryOp::Pos => return expr(ctx, operand),
-                UnaryOp::Invert => {
-                    return Err(ParseError::syntax("`~` is not a Relax operator", span))
-                }
+                UnaryOp::Invert => return Err(ParseError::syntax("`~` is not a Relax operator", span)),
             };
             let x = expr(ctx, operand)?;
             return Ok(op_call(name, vec![x], span));
@@ -127,12 +100,7 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
                 BinOp::FloorDiv => "floor_divide",
                 BinOp::Pow => "power",
                 BinOp::MatMul => "matmul",
-                _ => {
-                    return Err(ParseError::syntax(
-                        "this operator has no Relax meaning; call an `R.` operator",
-                        span,
-                    ))
-                }
+                _ => return Err(ParseError::syntax("this operator has no Relax meaning; call an `R.` operator", span)),
             };
             let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
             return Ok(op_call(name, vec![a, b], span));
@@ -149,15 +117,14 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
             let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
             return Ok(op_call(name, vec![a, b], span));
         }
-        PyExprKind::BoolOp { .. } => return Err(ParseError::syntax(
-            "`and`/`or` on tensors are not Relax operators; use `R.logical_and` / `R.logical_or`",
-            span,
-        )),
-        PyExprKind::Dict(_) | PyExprKind::Slice { .. } => {
+        PyExprKind::BoolOp { .. } => {
             return Err(ParseError::syntax(
-                format!("{} is not a Relax expression", e.describe()),
+                "`and`/`or` on tensors are not Relax operators; use `R.logical_and` / `R.logical_or`",
                 span,
             ))
+        }
+        PyExprKind::Dict(_) | PyExprKind::Slice { .. } => {
+            return Err(ParseError::syntax(format!("{} is not a Relax expression", e.describe()), span))
         }
     };
     Ok(Expr::new(kind, span))
@@ -167,51 +134,30 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
 fn attribute(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
     let span = e.span;
     let Some(path) = e.dotted() else {
-        return Err(ParseError::syntax(
-            "attribute access is not a Relax expression",
-            span,
-        ));
+        return Err(ParseError::syntax("attribute access is not a Relax expression", span));
     };
     match path.as_slice() {
         ["R", rest @ ..] => {
             let name = rest.join(".");
             if rest.len() == 1 && SINFO_NAMES.contains(&rest[0]) {
-                return Err(ParseError::syntax(
-                    format!("`R.{name}` is a StructInfo, not an expression"),
-                    span,
-                ));
+                return Err(ParseError::syntax(format!("`R.{name}` is a StructInfo, not an expression"), span));
             }
             if rest.len() == 1 && (STATEMENT_ONLY.contains(&rest[0]) || is_builtin(rest[0])) {
-                return Err(ParseError::syntax(
-                    format!("`R.{name}` must be called"),
-                    span,
-                ));
+                return Err(ParseError::syntax(format!("`R.{name}` must be called"), span));
             }
             Ok(op(&name, span))
         }
         [m, f] => match ctx.scopes.lookup(m) {
             Some(Entity::Module) => {
                 if ctx.globals.contains_key(*f) {
-                    Ok(Expr::new(
-                        ExprKind::GlobalVar(crate::grammar::GlobalVar::new(*f)),
-                        span,
-                    ))
+                    Ok(Expr::new(ExprKind::GlobalVar(crate::grammar::GlobalVar::new(*f)), span))
                 } else {
-                    Err(ParseError::name(
-                        format!("the module has no function `{f}`"),
-                        span,
-                    ))
+                    Err(ParseError::name(format!("the module has no function `{f}`"), span))
                 }
             }
-            _ => Err(ParseError::syntax(
-                format!("`{}` is not a Relax expression", path.join(".")),
-                span,
-            )),
+            _ => Err(ParseError::syntax(format!("`{}` is not a Relax expression", path.join(".")), span)),
         },
-        _ => Err(ParseError::syntax(
-            format!("`{}` is not a Relax expression", path.join(".")),
-            span,
-        )),
+        _ => Err(ParseError::syntax(format!("`{}` is not a Relax expression", path.join(".")), span)),
     }
 }
 
@@ -233,73 +179,44 @@ fn is_builtin(name: &str) -> bool {
 
 fn no_keywords(name: &str, keywords: &[Keyword]) -> ParseResult<()> {
     match keywords.first() {
-        Some(k) => Err(ParseError::syntax(
-            format!("`{name}` takes no keyword arguments"),
-            k.name_span,
-        )),
+        Some(k) => Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), k.name_span)),
         None => Ok(()),
     }
 }
 
-fn one_arg<'a>(
-    name: &str,
-    span: Span,
-    args: &'a [PyExpr],
-    keywords: &[Keyword],
-) -> ParseResult<&'a PyExpr> {
+fn one_arg<'a>(name: &str, span: Span, args: &'a [PyExpr], keywords: &[Keyword]) -> ParseResult<&'a PyExpr> {
     no_keywords(name, keywords)?;
     match args {
         [a] => Ok(a),
-        _ => Err(ParseError::syntax(
-            format!("`{name}` takes one argument, {} given", args.len()),
-            span,
-        )),
+        _ => Err(ParseError::syntax(format!("`{name}` takes one argument, {} given", args.len()), span)),
     }
 }
 
-fn call(
-    ctx: &mut Ctx,
-    e: &PyExpr,
-    func: &PyExpr,
-    args: &[PyExpr],
-    keywords: &[Keyword],
-) -> ParseResult<Expr> {
+fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[Keyword]) -> ParseResult<Expr> {
     let span = e.span;
     let path = func.dotted();
     match path.as_deref() {
         Some(["R", name]) if is_builtin(name) => builtin(ctx, name, span, args, keywords),
         Some(["R", name]) if STATEMENT_ONLY.contains(name) => Err(ParseError::syntax(
             match *name {
-                "match_cast" => {
-                    "`R.match_cast` is written as a binding `v = R.match_cast(x, S)` or a statement"
-                }
+                "match_cast" => "`R.match_cast` is written as a binding `v = R.match_cast(x, S)` or a statement",
                 "func_attr" => "`R.func_attr` is a statement at the start of a function body",
                 "output" => "`R.output` is the last statement of a `with R.dataflow():` block",
                 _ => "this is not an expression",
             },
             span,
         )),
-        Some(["R", name]) if SINFO_NAMES.contains(name) => Err(ParseError::syntax(
-            format!("`R.{name}` is a StructInfo, not an expression"),
-            span,
-        )),
+        Some(["R", name]) if SINFO_NAMES.contains(name) => {
+            Err(ParseError::syntax(format!("`R.{name}` is a StructInfo, not an expression"), span))
+        }
         Some(["R", rest @ ..]) => {
             let name = format!("relax.{}", rest.join("."));
             let callee = op(&rest.join("."), func.span);
-            call_with_signature(
-                ctx,
-                callee,
-                &name,
-                op_signature(&name),
-                span,
-                args,
-                keywords,
-            )
+            call_with_signature(ctx, callee, &name, op_signature(&name), span, args, keywords)
         }
-        Some(["T", ..]) if is_prim_like(ctx, e) => Ok(Expr::new(
-            ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
-            span,
-        )),
+        Some(["T", ..]) if is_prim_like(ctx, e) => {
+            Ok(Expr::new(ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?), span))
+        }
         _ => {
             let callee = expr(ctx, func)?;
             call_with_signature(ctx, callee, "a function", None, span, args, keywords)
@@ -307,54 +224,31 @@ fn call(
     }
 }
 
-fn builtin(
-    ctx: &mut Ctx,
-    name: &str,
-    span: Span,
-    args: &[PyExpr],
-    keywords: &[Keyword],
-) -> ParseResult<Expr> {
+fn builtin(ctx: &mut Ctx, name: &str, span: Span, args: &[PyExpr], keywords: &[Keyword]) -> ParseResult<Expr> {
     let callee = format!("R.{name}");
     let kind = match name {
         "const" => {
-            let a = super::attrs::bind_args(
-                &callee,
-                span,
-                &["value", "dtype", "shape"],
-                args,
-                keywords,
-            )?;
+            let a = super::attrs::bind_args(&callee, span, &["value", "dtype", "shape"], args, keywords)?;
             let value = a[0].ok_or_else(|| ParseError::syntax("`R.const` needs a value", span))?;
             ExprKind::Constant(Rc::new(constant(value, a[1], a[2], span)?))
         }
         "shape" => {
             let a = one_arg(&callee, span, args, keywords)?;
             let (PyExprKind::List(ds) | PyExprKind::Tuple(ds)) = &a.kind else {
-                return Err(ParseError::syntax(
-                    "`R.shape` takes a list of dimensions: `R.shape([n, 4])`",
-                    a.span,
-                ));
+                return Err(ParseError::syntax("`R.shape` takes a list of dimensions: `R.shape([n, 4])`", a.span));
             };
-            ExprKind::ShapeExpr(
-                ds.iter()
-                    .map(|d| prim_expr(ctx, d, NameMode::Resolve))
-                    .collect::<ParseResult<_>>()?,
-            )
+            ExprKind::ShapeExpr(ds.iter().map(|d| prim_expr(ctx, d, NameMode::Resolve)).collect::<ParseResult<_>>()?)
         }
         "prim_value" => {
             let a = one_arg(&callee, span, args, keywords)?;
             ExprKind::PrimValue(prim_expr(ctx, a, NameMode::Resolve)?)
         }
-        "str" | "string_imm" => ExprKind::StringImm(expect_str(
-            one_arg(&callee, span, args, keywords)?,
-            "a string",
-        )?),
+        "str" | "string_imm" => ExprKind::StringImm(expect_str(one_arg(&callee, span, args, keywords)?, "a string")?),
         "dtype" => {
             let a = one_arg(&callee, span, args, keywords)?;
             let s = expect_str(a, "a dtype")?;
             ExprKind::DataTypeImm(
-                DataType::parse(&s)
-                    .ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), a.span))?,
+                DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), a.span))?,
             )
         }
         "ExternFunc" | "extern" => ExprKind::ExternFunc {
@@ -362,35 +256,16 @@ fn builtin(
         },
         "tuple" => {
             no_keywords(&callee, keywords)?;
-            ExprKind::Tuple(
-                args.iter()
-                    .map(|a| expr(ctx, a))
-                    .collect::<ParseResult<_>>()?,
-            )
+            ExprKind::Tuple(args.iter().map(|a| expr(ctx, a)).collect::<ParseResult<_>>()?)
         }
         "call_packed" => {
             let Some(first) = args.first() else {
-                return Err(ParseError::syntax(
-                    "`R.call_packed` needs the packed function's name",
-                    span,
-                ));
+                return Err(ParseError::syntax("`R.call_packed` needs the packed function's name", span));
             };
             let symbol = expect_str(first, "the packed function's name")?;
-            let callee = Expr::new(
-                ExprKind::ExternFunc {
-                    global_symbol: symbol,
-                },
-                first.span,
-            );
-            return call_with_signature(
-                ctx,
-                callee,
-                "R.call_packed",
-                Some(&[OpParam::Rest("args")]),
-                span,
-                &args[1..],
-                keywords,
-            );
+            let callee = Expr::new(ExprKind::ExternFunc { global_symbol: symbol }, first.span);
+            // Like any call: positional arguments, `sinfo_args=`, other keywords are attributes.
+            return call_with_signature(ctx, callee, "R.call_packed", None, span, &args[1..], keywords);
         }
         _ => unreachable!("is_builtin guards this"),
     };
@@ -400,9 +275,7 @@ fn builtin(
 /// StructInfo given as `sinfo_args=`: one StructInfo, or a list/tuple of them.
 fn sinfo_list(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Vec<StructInfo>> {
     match &e.kind {
-        PyExprKind::List(items) | PyExprKind::Tuple(items) => {
-            items.iter().map(|i| struct_info(ctx, i)).collect()
-        }
+        PyExprKind::List(items) | PyExprKind::Tuple(items) => items.iter().map(|i| struct_info(ctx, i)).collect(),
         _ => Ok(vec![struct_info(ctx, e)?]),
     }
 }
@@ -411,14 +284,8 @@ fn sinfo_list(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Vec<StructInfo>> {
 fn out_sinfo(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> {
     match &e.kind {
         PyExprKind::List(items) => {
-            let fields = items
-                .iter()
-                .map(|i| struct_info(ctx, i))
-                .collect::<ParseResult<_>>()?;
-            Ok(StructInfo::new(
-                crate::grammar::StructInfoKind::Tuple { fields },
-                e.span,
-            ))
+            let fields = items.iter().map(|i| struct_info(ctx, i)).collect::<ParseResult<_>>()?;
+            Ok(StructInfo::new(crate::grammar::StructInfoKind::Tuple { fields }, e.span))
         }
         _ => struct_info(ctx, e),
     }
@@ -435,29 +302,18 @@ fn call_with_signature(
     args: &[PyExpr],
     keywords: &[Keyword],
 ) -> ParseResult<Expr> {
-    let script_name = if name.starts_with("relax.") {
-        crate::text::op_syntax::op_script_name(name)
-    } else {
-        name.to_string()
-    };
-    let mut out = Call {
-        op: callee,
-        args: Vec::new(),
-        sinfo_args: Vec::new(),
-        attrs: Attrs::default(),
-    };
+    let script_name =
+        if name.starts_with("relax.") { crate::text::op_syntax::op_script_name(name) } else { name.to_string() };
+    let mut out = Call { op: callee, args: Vec::new(), sinfo_args: Vec::new(), attrs: Attrs::default() };
     let mut sinfo_given: Option<Span> = None;
-    let set_sinfo =
-        |given: &mut Option<Span>, s: Vec<StructInfo>, at: Span| -> ParseResult<Vec<StructInfo>> {
-            if let Some(prev) = *given {
-                return Err(
-                    ParseError::syntax("the StructInfo arguments are given twice", at)
-                        .with_secondary(prev, "first given here"),
-                );
-            }
-            *given = Some(at);
-            Ok(s)
-        };
+    let set_sinfo = |given: &mut Option<Span>, s: Vec<StructInfo>, at: Span| -> ParseResult<Vec<StructInfo>> {
+        if let Some(prev) = *given {
+            return Err(ParseError::syntax("the StructInfo arguments are given twice", at)
+                .with_secondary(prev, "first given here"));
+        }
+        *given = Some(at);
+        Ok(s)
+    };
     let Some(sig) = sig else {
         for a in args {
             out.args.push(expr(ctx, a)?);
@@ -480,11 +336,8 @@ fn call_with_signature(
             pi += 1;
         }
         if pi >= sig.len() {
-            return Err(ParseError::syntax(
-                format!("too many arguments for `{script_name}`"),
-                a.span,
-            )
-            .with_note(format!("its parameters are: {}", formals(sig))));
+            return Err(ParseError::syntax(format!("too many arguments for `{script_name}`"), a.span)
+                .with_note(format!("its parameters are: {}", formals(sig))));
         }
         slots[pi].push(a);
         if !matches!(sig[pi], OpParam::Rest(_)) {
@@ -497,21 +350,12 @@ fn call_with_signature(
             out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
             continue;
         }
-        let Some(i) = sig
-            .iter()
-            .position(|p| p.name() == k.name && !matches!(p, OpParam::Rest(_)))
-        else {
-            return Err(ParseError::syntax(
-                format!("`{script_name}` has no parameter `{}`", k.name),
-                k.name_span,
-            )
-            .with_note(format!("its parameters are: {}", formals(sig))));
+        let Some(i) = sig.iter().position(|p| p.name() == k.name && !matches!(p, OpParam::Rest(_))) else {
+            return Err(ParseError::syntax(format!("`{script_name}` has no parameter `{}`", k.name), k.name_span)
+                .with_note(format!("its parameters are: {}", formals(sig))));
         };
         if !slots[i].is_empty() {
-            return Err(ParseError::syntax(
-                format!("`{}` is given twice in `{script_name}`", k.name),
-                k.name_span,
-            ));
+            return Err(ParseError::syntax(format!("`{}` is given twice in `{script_name}`", k.name), k.name_span));
         }
         slots[i].push(&k.value);
     }
@@ -522,10 +366,7 @@ fn call_with_signature(
                 (None, _) => missing = missing.or(Some(p.name())),
                 (Some(a), Some(m)) => {
                     return Err(ParseError::syntax(
-                        format!(
-                            "argument `{m}` of `{script_name}` is missing before `{}`",
-                            p.name()
-                        ),
+                        format!("argument `{m}` of `{script_name}` is missing before `{}`", p.name()),
                         a.span,
                     ))
                 }
@@ -537,21 +378,12 @@ fn call_with_signature(
                 OpParam::Expr(_) | OpParam::Rest(_) => out.args.push(expr(ctx, a)?),
                 OpParam::Shape(_) => out.args.push(shape_arg(ctx, a)?),
                 OpParam::Func(_) => out.args.push(match &a.kind {
-                    PyExprKind::Str(s) => Expr::new(
-                        ExprKind::ExternFunc {
-                            global_symbol: s.clone(),
-                        },
-                        a.span,
-                    ),
+                    PyExprKind::Str(s) => Expr::new(ExprKind::ExternFunc { global_symbol: s.clone() }, a.span),
                     _ => expr(ctx, a)?,
                 }),
                 OpParam::Attr(n) => out.attrs.insert(*n, attr_value(a)?),
                 OpParam::Sinfo(n) => {
-                    let s = if *n == "out_sinfo" {
-                        vec![out_sinfo(ctx, a)?]
-                    } else {
-                        sinfo_list(ctx, a)?
-                    };
+                    let s = if *n == "out_sinfo" { vec![out_sinfo(ctx, a)?] } else { sinfo_list(ctx, a)? };
                     out.sinfo_args = set_sinfo(&mut sinfo_given, s, a.span)?;
                 }
             }
@@ -568,11 +400,7 @@ fn formals(sig: &[OpParam]) -> String {
 fn shape_arg(ctx: &mut Ctx, a: &PyExpr) -> ParseResult<Expr> {
     match &a.kind {
         PyExprKind::Tuple(ds) | PyExprKind::List(ds) => Ok(Expr::new(
-            ExprKind::ShapeExpr(
-                ds.iter()
-                    .map(|d| prim_expr(ctx, d, NameMode::Resolve))
-                    .collect::<ParseResult<_>>()?,
-            ),
+            ExprKind::ShapeExpr(ds.iter().map(|d| prim_expr(ctx, d, NameMode::Resolve)).collect::<ParseResult<_>>()?),
             a.span,
         )),
         PyExprKind::Str(s) => {

@@ -8,8 +8,8 @@ use super::sinfo::struct_info;
 use super::{decorator_is, Ctx, Entity};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
-    AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If,
-    PrimVar, SeqExpr, StructInfo, StructInfoKind, Var,
+    AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If, PrimVar, SeqExpr,
+    StructInfo, StructInfoKind, Var,
 };
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
@@ -31,11 +31,7 @@ impl Blocks {
         if !self.current.is_empty() {
             let bindings = std::mem::take(&mut self.current);
             let span = bindings[0].span().to(bindings[bindings.len() - 1].span());
-            self.blocks.push(BindingBlock {
-                kind: BlockKind::Binding,
-                bindings,
-                span,
-            });
+            self.blocks.push(BindingBlock { kind: BlockKind::Binding, bindings, span });
         }
     }
     fn finish(mut self) -> Vec<BindingBlock> {
@@ -58,39 +54,24 @@ struct Decorator {
 }
 
 fn relax_decorator(decorators: &[PyExpr], name_span: Span) -> ParseResult<Decorator> {
-    let mut out = Decorator {
-        pure: None,
-        private: false,
-    };
-    let Some(d) = decorators
-        .iter()
-        .find(|d| decorator_is(d, super::RELAX_FUNCTION))
-    else {
-        return Err(ParseError::syntax(
-            "a Relax function must be decorated with `@R.function`",
-            name_span,
-        ));
+    let mut out = Decorator { pure: None, private: false };
+    let Some(d) = decorators.iter().find(|d| decorator_is(d, super::RELAX_FUNCTION)) else {
+        return Err(ParseError::syntax("a Relax function must be decorated with `@R.function`", name_span));
     };
     if let Some(other) = decorators.iter().find(|x| !std::ptr::eq(*x, d)) {
         return Err(ParseError::syntax("unexpected decorator", other.span));
     }
     if let PyExprKind::Call { args, keywords, .. } = &d.kind {
         if let Some(a) = args.first() {
-            return Err(ParseError::syntax(
-                "`@R.function` takes keyword arguments only",
-                a.span,
-            ));
+            return Err(ParseError::syntax("`@R.function` takes keyword arguments only", a.span));
         }
         for k in keywords {
             match k.name.as_str() {
                 "pure" => out.pure = Some(expect_bool(&k.value, "`pure`")?),
                 "private" => out.private = expect_bool(&k.value, "`private`")?,
                 _ => {
-                    return Err(ParseError::syntax(
-                        format!("`@R.function` has no option `{}`", k.name),
-                        k.name_span,
-                    )
-                    .with_note("its options are `pure` and `private`"))
+                    return Err(ParseError::syntax(format!("`@R.function` has no option `{}`", k.name), k.name_span)
+                        .with_note("its options are `pure` and `private`"))
                 }
             }
         }
@@ -100,32 +81,13 @@ fn relax_decorator(decorators: &[PyExpr], name_span: Span) -> ParseResult<Decora
 
 /// A function of the module: public (its `global_symbol` is its name) unless `private=True`.
 pub(crate) fn global_function(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<Function> {
-    let PyStmtKind::FunctionDef {
-        name,
-        name_span,
-        decorators,
-        params,
-        returns,
-        body,
-    } = &def.kind
-    else {
+    let PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } = &def.kind else {
         unreachable!("called on function definitions")
     };
     let dec = relax_decorator(decorators, *name_span)?;
-    let (mut f, _) = function(
-        ctx,
-        name,
-        *name_span,
-        &dec,
-        params,
-        returns.as_ref(),
-        body,
-        def.span,
-        None,
-    )?;
+    let (mut f, _) = function(ctx, name, *name_span, &dec, params, returns.as_ref(), body, def.span, None)?;
     if !dec.private && f.attrs.get("global_symbol").is_none() {
-        f.attrs
-            .insert("global_symbol", AttrValue::Str(name.clone()));
+        f.attrs.insert("global_symbol", AttrValue::Str(name.clone()));
     }
     Ok(f)
 }
@@ -133,11 +95,7 @@ pub(crate) fn global_function(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<Functi
 /// Collects the string dimensions of a signature annotation (`R.Tensor(("n", 4))`).
 fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
     let (head, args, keywords) = match &e.kind {
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => (func.dotted_name(), args.as_slice(), keywords.as_slice()),
+        PyExprKind::Call { func, args, keywords } => (func.dotted_name(), args.as_slice(), keywords.as_slice()),
         PyExprKind::Tuple(items) => {
             items.iter().for_each(|i| signature_strings(i, out));
             return;
@@ -146,23 +104,14 @@ fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
     };
     let kw = |n: &str| keywords.iter().find(|k| k.name == n).map(|k| &k.value);
     let dims = |d: Option<&'e PyExpr>, out: &mut Vec<&'e PyExpr>| {
-        if let Some(PyExpr {
-            kind: PyExprKind::Tuple(ds) | PyExprKind::List(ds),
-            ..
-        }) = d
-        {
+        if let Some(PyExpr { kind: PyExprKind::Tuple(ds) | PyExprKind::List(ds), .. }) = d {
             out.extend(ds.iter().filter(|d| matches!(d.kind, PyExprKind::Str(_))));
         }
     };
     match head.as_deref() {
-        Some("R.Tensor") | Some("R.Shape") => {
-            dims(args.first().or(kw("shape")).or(kw("values")), out)
-        }
+        Some("R.Tensor") | Some("R.Shape") => dims(args.first().or(kw("shape")).or(kw("values")), out),
         Some("R.Tuple") => match args {
-            [PyExpr {
-                kind: PyExprKind::List(items),
-                ..
-            }] => items.iter().for_each(|i| signature_strings(i, out)),
+            [PyExpr { kind: PyExprKind::List(items), .. }] => items.iter().for_each(|i| signature_strings(i, out)),
             _ => args.iter().for_each(|a| signature_strings(a, out)),
         },
         Some("R.Callable") => {
@@ -194,9 +143,7 @@ fn function(
     self_var: Option<bool>,
 ) -> ParseResult<(Function, Option<Var>)> {
     ctx.scopes.push();
-    let r = function_in_scope(
-        ctx, name, name_span, dec, params, returns, body, span, self_var,
-    );
+    let r = function_in_scope(ctx, name, name_span, dec, params, returns, body, span, self_var);
     ctx.scopes.pop();
     r
 }
@@ -234,24 +181,14 @@ fn function_in_scope(
     let mut seen: HashMap<&str, Span> = HashMap::new();
     for p in params {
         if let Some(prev) = seen.insert(&p.name, p.span) {
-            return Err(ParseError::name(
-                format!("parameter `{}` is declared twice", p.name),
-                p.span,
-            )
-            .with_secondary(prev, "first declared here"));
+            return Err(ParseError::name(format!("parameter `{}` is declared twice", p.name), p.span)
+                .with_secondary(prev, "first declared here"));
         }
         if let Some(d) = &p.default {
-            return Err(ParseError::syntax(
-                "Relax parameters have no default values",
-                d.span,
-            ));
+            return Err(ParseError::syntax("Relax parameters have no default values", d.span));
         }
         check_not_reserved(&p.name, p.span)?;
-        let ann = p
-            .annotation
-            .as_ref()
-            .map(|a| struct_info(ctx, a))
-            .transpose()?;
+        let ann = p.annotation.as_ref().map(|a| struct_info(ctx, a)).transpose()?;
         let v = Var::new(p.name.clone(), ann, p.span);
         ctx.scopes.define(&p.name, Entity::Relax(v.clone()));
         vars.push(v);
@@ -262,22 +199,15 @@ fn function_in_scope(
     let provisional = self_var.map(|dataflow| {
         let sig = StructInfo::new(
             StructInfoKind::Func {
-                params: Some(
-                    vars.iter()
-                        .map(|v| v.annotation().cloned().unwrap_or_else(StructInfo::object))
-                        .collect(),
-                ),
+                params: Some(vars.iter().map(|v| v.annotation().cloned().unwrap_or_else(StructInfo::object)).collect()),
                 ret: ret_struct_info.clone().unwrap_or_else(StructInfo::object),
                 derive_func: None,
                 purity: dec.pure.unwrap_or(true),
             },
             name_span,
         );
-        let v = if dataflow {
-            Var::new_dataflow(name, Some(sig), name_span)
-        } else {
-            Var::new(name, Some(sig), name_span)
-        };
+        let v =
+            if dataflow { Var::new_dataflow(name, Some(sig), name_span) } else { Var::new(name, Some(sig), name_span) };
         if !params.iter().any(|p| p.name == name) {
             ctx.scopes.define(name, Entity::Relax(v.clone()));
         }
@@ -293,34 +223,17 @@ fn function_in_scope(
         walk_expr(&body, &mut |e| found |= e.as_var() == Some(v));
         found
     });
-    Ok((
-        Function {
-            params: vars,
-            body,
-            ret_struct_info,
-            attrs,
-            span,
-        },
-        used_self,
-    ))
+    Ok((Function { params: vars, body, ret_struct_info, attrs, span }, used_self))
 }
 
 fn check_not_reserved(name: &str, span: Span) -> ParseResult<()> {
     if RESERVED.contains(&name) {
-        return Err(ParseError::name(
-            format!("`{name}` is reserved for the TVMScript namespaces"),
-            span,
-        ));
+        return Err(ParseError::name(format!("`{name}` is reserved for the TVMScript namespaces"), span));
     }
     Ok(())
 }
 
-fn function_body(
-    ctx: &mut Ctx,
-    body: &[PyStmt],
-    attrs: &mut Attrs,
-    name_span: Span,
-) -> ParseResult<Expr> {
+fn function_body(ctx: &mut Ctx, body: &[PyStmt], attrs: &mut Attrs, name_span: Span) -> ParseResult<Expr> {
     let mut blocks = Blocks::default();
     let mut result = None;
     for (i, s) in body.iter().enumerate() {
@@ -330,10 +243,7 @@ fn function_body(
         match &s.kind {
             PyStmtKind::Return(value) => {
                 let Some(v) = value else {
-                    return Err(ParseError::syntax(
-                        "a Relax function returns a value: `return e`",
-                        s.span,
-                    ));
+                    return Err(ParseError::syntax("a Relax function returns a value: `return e`", s.span));
                 };
                 if let Some(next) = body.get(i + 1) {
                     return Err(ParseError::syntax("statements after `return`", next.span));
@@ -345,29 +255,15 @@ fn function_body(
         }
     }
     let Some(body_expr) = result else {
-        return Err(
-            ParseError::syntax("a Relax function must end with `return`", name_span)
-                .with_label("this function does not return"),
-        );
+        return Err(ParseError::syntax("a Relax function must end with `return`", name_span)
+            .with_label("this function does not return"));
     };
     let span = body_expr.span;
-    Ok(Expr::new(
-        ExprKind::SeqExpr(Box::new(SeqExpr {
-            blocks: blocks.finish(),
-            body: body_expr,
-        })),
-        span,
-    ))
+    Ok(Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: blocks.finish(), body: body_expr })), span))
 }
 
 fn is_docstring(s: &PyStmt) -> bool {
-    matches!(
-        &s.kind,
-        PyStmtKind::Expr(PyExpr {
-            kind: PyExprKind::Str(_),
-            ..
-        })
-    )
+    matches!(&s.kind, PyStmtKind::Expr(PyExpr { kind: PyExprKind::Str(_), .. }))
 }
 
 fn is_call_to(e: &PyExpr, name: &str) -> bool {
@@ -375,30 +271,14 @@ fn is_call_to(e: &PyExpr, name: &str) -> bool {
 }
 
 fn func_attr(e: &PyExpr, attrs: &mut Attrs) -> ParseResult<()> {
-    let PyExprKind::Call { args, keywords, .. } = &e.kind else {
-        unreachable!("checked by is_call_to")
-    };
+    let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!("checked by is_call_to") };
     let dict = match (args.as_slice(), keywords.is_empty()) {
-        (
-            [PyExpr {
-                kind: PyExprKind::Dict(items),
-                ..
-            }],
-            true,
-        ) => attr_dict(items)?,
-        _ => {
-            return Err(ParseError::syntax(
-                "`R.func_attr` takes one dict: `R.func_attr({\"key\": value})`",
-                e.span,
-            ))
-        }
+        ([PyExpr { kind: PyExprKind::Dict(items), .. }], true) => attr_dict(items)?,
+        _ => return Err(ParseError::syntax("`R.func_attr` takes one dict: `R.func_attr({\"key\": value})`", e.span)),
     };
     for (k, v) in dict {
         if attrs.get(&k).is_some() {
-            return Err(ParseError::syntax(
-                format!("function attribute `{k}` is given twice"),
-                e.span,
-            ));
+            return Err(ParseError::syntax(format!("function attribute `{k}` is given twice"), e.span));
         }
         attrs.insert(k, v);
     }
@@ -411,20 +291,14 @@ fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> 
     check_not_reserved(name, span)?;
     match ctx.scopes.lookup(name) {
         Some(Entity::Shape(v)) if v.dtype() == dtype => Ok(()),
-        Some(Entity::Shape(v)) => Err(ParseError::name(
-            format!(
-                "`{name}` is a shape variable of dtype {}, not {dtype}",
-                v.dtype()
-            ),
-            span,
-        )),
-        Some(Entity::Relax(_)) => Err(ParseError::name(
-            format!("`{name}` already names a Relax variable; pick another name"),
-            span,
-        )),
+        Some(Entity::Shape(v)) => {
+            Err(ParseError::name(format!("`{name}` is a shape variable of dtype {}, not {dtype}", v.dtype()), span))
+        }
+        Some(Entity::Relax(_)) => {
+            Err(ParseError::name(format!("`{name}` already names a Relax variable; pick another name"), span))
+        }
         _ => {
-            ctx.scopes
-                .define(name, Entity::Shape(PrimVar::new(name, dtype)));
+            ctx.scopes.define(name, Entity::Shape(PrimVar::new(name, dtype)));
             Ok(())
         }
     }
@@ -433,14 +307,12 @@ fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> 
 /// `T.int64()` with no arguments: a shape-variable declaration.
 fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
     match &e.kind {
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } if args.is_empty() && keywords.is_empty() => match func.dotted().as_deref() {
-            Some(["T", d]) => t_dtype(d),
-            _ => None,
-        },
+        PyExprKind::Call { func, args, keywords } if args.is_empty() && keywords.is_empty() => {
+            match func.dotted().as_deref() {
+                Some(["T", d]) => t_dtype(d),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -475,17 +347,10 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             }
             binding(ctx, name, nspan, None, value, s.span, blocks, place)
         }
-        PyStmtKind::AnnAssign {
-            target,
-            annotation,
-            value,
-        } => {
+        PyStmtKind::AnnAssign { target, annotation, value } => {
             let (name, nspan) = target_name(target)?;
             let Some(value) = value else {
-                return Err(ParseError::syntax(
-                    "an annotated name needs a value: `x: S = e`",
-                    s.span,
-                ));
+                return Err(ParseError::syntax("an annotated name needs a value: `x: S = e`", s.span));
             };
             let ann = struct_info(ctx, annotation)?;
             binding(ctx, name, nspan, Some(ann), value, s.span, blocks, place)
@@ -496,19 +361,11 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             }
             if is_call_to(e, "R.match_cast") {
                 let (value, sinfo) = match_cast_parts(ctx, e)?;
-                blocks.current.push(Binding::MatchCast {
-                    var: None,
-                    struct_info: sinfo,
-                    value,
-                    span: s.span,
-                });
+                blocks.current.push(Binding::MatchCast { var: None, struct_info: sinfo, value, span: s.span });
                 return Ok(());
             }
             if is_call_to(e, "R.func_attr") {
-                return Err(ParseError::syntax(
-                    "`R.func_attr` belongs at the top level of a function body",
-                    s.span,
-                ));
+                return Err(ParseError::syntax("`R.func_attr` belongs at the top level of a function body", s.span));
             }
             if is_call_to(e, "R.output") {
                 return Err(ParseError::syntax(
@@ -519,39 +376,20 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             // An expression evaluated for its effect is bound to `_`.
             let value = expr(ctx, e)?;
             let var = new_var("_", None, e.span, place);
-            blocks.current.push(Binding::VarBinding {
-                var,
-                value,
-                span: s.span,
-            });
+            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }
-        PyStmtKind::If { test, body, orelse } => {
-            if_statement(ctx, test, body, orelse, s.span, blocks, place)
-        }
-        PyStmtKind::With {
-            context,
-            target,
-            body,
-        } => {
+        PyStmtKind::If { test, body, orelse } => if_statement(ctx, test, body, orelse, s.span, blocks, place),
+        PyStmtKind::With { context, target, body } => {
             if let Some(t) = target {
-                return Err(ParseError::syntax(
-                    "`with R.dataflow()` binds no name",
-                    t.span,
-                ));
+                return Err(ParseError::syntax("`with R.dataflow()` binds no name", t.span));
             }
             if !is_call_to(context, "R.dataflow") {
-                return Err(ParseError::syntax(
-                    "the only `with` block in Relax is `with R.dataflow():`",
-                    context.span,
-                ));
+                return Err(ParseError::syntax("the only `with` block in Relax is `with R.dataflow():`", context.span));
             }
             if let PyExprKind::Call { args, keywords, .. } = &context.kind {
                 if !args.is_empty() || !keywords.is_empty() {
-                    return Err(ParseError::syntax(
-                        "`R.dataflow()` takes no arguments",
-                        context.span,
-                    ));
+                    return Err(ParseError::syntax("`R.dataflow()` takes no arguments", context.span));
                 }
             }
             if matches!(place, Place::Dataflow { .. }) {
@@ -559,14 +397,7 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             }
             dataflow_block(ctx, body, s.span, blocks)
         }
-        PyStmtKind::FunctionDef {
-            name,
-            name_span,
-            decorators,
-            params,
-            returns,
-            body,
-        } => {
+        PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } => {
             check_not_reserved(name, *name_span)?;
             if decorators.iter().any(|d| decorator_is(d, super::PRIM_FUNC)) {
                 return Err(ParseError::syntax(
@@ -576,25 +407,12 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             }
             let dec = relax_decorator(decorators, *name_span)?;
             let dataflow = matches!(place, Place::Dataflow { output: false });
-            let (f, used_self) = function(
-                ctx,
-                name,
-                *name_span,
-                &dec,
-                params,
-                returns.as_ref(),
-                body,
-                s.span,
-                Some(dataflow),
-            )?;
+            let (f, used_self) =
+                function(ctx, name, *name_span, &dec, params, returns.as_ref(), body, s.span, Some(dataflow))?;
             let var = used_self.unwrap_or_else(|| new_var(name, None, *name_span, place));
             let value = Expr::new(ExprKind::Function(Rc::new(f)), s.span);
             ctx.scopes.define(name, Entity::Relax(var.clone()));
-            blocks.current.push(Binding::VarBinding {
-                var,
-                value,
-                span: s.span,
-            });
+            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }
         PyStmtKind::Pass => Ok(()),
@@ -602,38 +420,22 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             "`return` may only end a function body; in an `if` branch, assign the result instead",
             s.span,
         )),
-        PyStmtKind::AugAssign { .. } => Err(ParseError::syntax(
-            "augmented assignment rebinds a name; write `x = R.add(x, y)`",
-            s.span,
-        )),
-        PyStmtKind::For { .. } => Err(ParseError::syntax(
-            "Relax functions have no loops; use recursion",
-            s.span,
-        )),
-        PyStmtKind::ClassDef { .. } | PyStmtKind::Import { .. } => Err(ParseError::syntax(
-            "this statement cannot appear in a function body",
-            s.span,
-        )),
+        PyStmtKind::AugAssign { .. } => {
+            Err(ParseError::syntax("augmented assignment rebinds a name; write `x = R.add(x, y)`", s.span))
+        }
+        PyStmtKind::For { .. } => Err(ParseError::syntax("Relax functions have no loops; use recursion", s.span)),
+        PyStmtKind::ClassDef { .. } | PyStmtKind::Import { .. } => {
+            Err(ParseError::syntax("this statement cannot appear in a function body", s.span))
+        }
     }
 }
 
 fn match_cast_parts(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<(Expr, StructInfo)> {
-    let PyExprKind::Call { args, keywords, .. } = &e.kind else {
-        unreachable!("checked by is_call_to")
-    };
-    let a = super::attrs::bind_args(
-        "R.match_cast",
-        e.span,
-        &["value", "struct_info"],
-        args,
-        keywords,
-    )?;
+    let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!("checked by is_call_to") };
+    let a = super::attrs::bind_args("R.match_cast", e.span, &["value", "struct_info"], args, keywords)?;
     match (a[0], a[1]) {
         (Some(v), Some(s)) => Ok((expr(ctx, v)?, struct_info(ctx, s)?)),
-        _ => Err(ParseError::syntax(
-            "`R.match_cast` takes a value and a StructInfo",
-            e.span,
-        )),
+        _ => Err(ParseError::syntax("`R.match_cast` takes a value and a StructInfo", e.span)),
     }
 }
 
@@ -651,19 +453,10 @@ fn binding(
     let b = if is_call_to(value, "R.match_cast") {
         let (v, sinfo) = match_cast_parts(ctx, value)?;
         let var = new_var(name, ann, name_span, place);
-        Binding::MatchCast {
-            var: Some(var),
-            struct_info: sinfo,
-            value: v,
-            span,
-        }
+        Binding::MatchCast { var: Some(var), struct_info: sinfo, value: v, span }
     } else {
         let v = expr(ctx, value)?;
-        Binding::VarBinding {
-            var: new_var(name, ann, name_span, place),
-            value: v,
-            span,
-        }
+        Binding::VarBinding { var: new_var(name, ann, name_span, place), value: v, span }
     };
     if let Some(var) = b.var() {
         ctx.scopes.define(name, Entity::Relax(var.clone()));
@@ -675,11 +468,7 @@ fn binding(
 /// The branch's statements as a `SeqExpr`. As in TVMScript, the branch's last
 /// statement assigns the `if`'s result: `y = e` makes `e` the branch's body;
 /// `y = R.match_cast(...)` stays a binding and its variable is the body.
-fn branch(
-    ctx: &mut Ctx,
-    stmts: &[PyStmt],
-    if_span: Span,
-) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
+fn branch(ctx: &mut Ctx, stmts: &[PyStmt], if_span: Span) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
     ctx.scopes.push();
     let r = (|| {
         let mut blocks = Blocks::default();
@@ -692,7 +481,10 @@ fn branch(
         }
         let last_span = stmts.last().map_or(if_span, |s| s.span);
         let no_result = || {
-            ParseError::syntax("the last statement of an `if` branch must assign the `if`'s result, e.g. `y = ...`", last_span)
+            ParseError::syntax(
+                "the last statement of an `if` branch must assign the `if`'s result, e.g. `y = ...`",
+                last_span,
+            )
         };
         // The last statement must itself have made an ordinary binding.
         if blocks.current.len() != before_last + 1 {
@@ -700,41 +492,20 @@ fn branch(
         }
         let last = blocks.current.pop().ok_or_else(no_result)?;
         let (body, name, ann, span) = match last {
-            Binding::VarBinding { var, value, span } => (
-                value,
-                var.name().to_string(),
-                var.annotation().cloned(),
-                span,
-            ),
-            Binding::MatchCast {
-                var: Some(var),
-                struct_info,
-                value,
-                span,
-            } => {
+            Binding::VarBinding { var, value, span } => {
+                (value, var.name().to_string(), var.annotation().cloned(), span)
+            }
+            Binding::MatchCast { var: Some(var), struct_info, value, span } => {
                 let body = Expr::new(ExprKind::Var(var.clone()), span);
                 let name = var.name().to_string();
-                blocks.current.push(Binding::MatchCast {
-                    var: Some(var),
-                    struct_info,
-                    value,
-                    span,
-                });
+                blocks.current.push(Binding::MatchCast { var: Some(var), struct_info, value, span });
                 (body, name, None, span)
             }
             Binding::MatchCast { var: None, .. } => return Err(no_result()),
         };
-        let seq = SeqExpr {
-            blocks: blocks.finish(),
-            body,
-        };
+        let seq = SeqExpr { blocks: blocks.finish(), body };
         let seq_span = stmts.first().map_or(if_span, |s| s.span).to(last_span);
-        Ok((
-            Expr::new(ExprKind::SeqExpr(Box::new(seq)), seq_span),
-            name,
-            ann,
-            span,
-        ))
+        Ok((Expr::new(ExprKind::SeqExpr(Box::new(seq)), seq_span), name, ann, span))
     })();
     ctx.scopes.pop();
     r
@@ -750,19 +521,15 @@ fn if_statement(
     place: Place,
 ) -> ParseResult<()> {
     if orelse.is_empty() {
-        return Err(
-            ParseError::syntax("an `if` in Relax needs an `else` branch", span)
-                .with_note("both branches assign the `if`'s result variable"),
-        );
+        return Err(ParseError::syntax("an `if` in Relax needs an `else` branch", span)
+            .with_note("both branches assign the `if`'s result variable"));
     }
     let cond = expr(ctx, test)?;
     let (t, t_name, t_ann, t_span) = branch(ctx, body, span)?;
     let (f, f_name, f_ann, f_span) = branch(ctx, orelse, span)?;
     if t_name != f_name {
         return Err(ParseError::syntax(
-            format!(
-                "the branches of this `if` assign different results: `{t_name}` and `{f_name}`"
-            ),
+            format!("the branches of this `if` assign different results: `{t_name}` and `{f_name}`"),
             f_span,
         )
         .with_secondary(t_span, format!("the true branch assigns `{t_name}`"))
@@ -771,73 +538,39 @@ fn if_statement(
     check_not_reserved(&t_name, t_span)?;
     let ann = match (t_ann, f_ann) {
         (Some(a), Some(b)) if a != b => {
-            return Err(ParseError::syntax(
-                format!("the branches annotate `{t_name}` differently"),
-                f_span,
-            )
-            .with_secondary(t_span, "the other annotation"))
+            return Err(ParseError::syntax(format!("the branches annotate `{t_name}` differently"), f_span)
+                .with_secondary(t_span, "the other annotation"))
         }
         (a, b) => a.or(b),
     };
     let var = new_var(&t_name, ann, t_span, place);
-    let value = Expr::new(
-        ExprKind::If(Box::new(If {
-            cond,
-            true_branch: t,
-            false_branch: f,
-        })),
-        span,
-    );
+    let value = Expr::new(ExprKind::If(Box::new(If { cond, true_branch: t, false_branch: f })), span);
     ctx.scopes.define(&t_name, Entity::Relax(var.clone()));
-    blocks
-        .current
-        .push(Binding::VarBinding { var, value, span });
+    blocks.current.push(Binding::VarBinding { var, value, span });
     Ok(())
 }
 
 /// The name a statement binds, for matching `R.output` names to bindings.
 fn bound_name(s: &PyStmt) -> Option<&str> {
     match &s.kind {
-        PyStmtKind::Assign {
-            target:
-                PyExpr {
-                    kind: PyExprKind::Name(n),
-                    ..
-                },
-            value,
-        } => shape_var_declaration(value).is_none().then_some(n.as_str()),
-        PyStmtKind::AnnAssign {
-            target:
-                PyExpr {
-                    kind: PyExprKind::Name(n),
-                    ..
-                },
-            ..
-        } => Some(n),
+        PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), .. }, value } => {
+            shape_var_declaration(value).is_none().then_some(n.as_str())
+        }
+        PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => Some(n),
         PyStmtKind::FunctionDef { name, .. } => Some(name),
         PyStmtKind::If { body, .. } => body.last().and_then(bound_name),
         _ => None,
     }
 }
 
-fn dataflow_block(
-    ctx: &mut Ctx,
-    body: &[PyStmt],
-    span: Span,
-    blocks: &mut Blocks,
-) -> ParseResult<()> {
+fn dataflow_block(ctx: &mut Ctx, body: &[PyStmt], span: Span, blocks: &mut Blocks) -> ParseResult<()> {
     // `R.output(a, b)` ends the block and names the bindings that stay visible.
     let (stmts, outputs): (&[PyStmt], Vec<(&str, Span)>) = match body.split_last() {
         Some((last, rest)) => match &last.kind {
             PyStmtKind::Expr(e) if is_call_to(e, "R.output") => {
-                let PyExprKind::Call { args, keywords, .. } = &e.kind else {
-                    unreachable!()
-                };
+                let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!() };
                 if let Some(k) = keywords.first() {
-                    return Err(ParseError::syntax(
-                        "`R.output` takes names only",
-                        k.name_span,
-                    ));
+                    return Err(ParseError::syntax("`R.output` takes names only", k.name_span));
                 }
                 let mut names = Vec::new();
                 for a in args {
@@ -883,26 +616,13 @@ fn dataflow_block(
         for (i, s) in stmts.iter().enumerate() {
             if let PyStmtKind::Expr(e) = &s.kind {
                 if is_call_to(e, "R.output") {
-                    return Err(ParseError::syntax(
-                        "`R.output` must be the last statement of the block",
-                        s.span,
-                    ));
+                    return Err(ParseError::syntax("`R.output` must be the last statement of the block", s.span));
                 }
             }
             if matches!(s.kind, PyStmtKind::Return(_)) {
-                return Err(ParseError::syntax(
-                    "`return` cannot appear in a dataflow block",
-                    s.span,
-                ));
+                return Err(ParseError::syntax("`return` cannot appear in a dataflow block", s.span));
             }
-            statement(
-                ctx,
-                s,
-                &mut inner,
-                Place::Dataflow {
-                    output: output_at.contains_key(&i),
-                },
-            )?;
+            statement(ctx, s, &mut inner, Place::Dataflow { output: output_at.contains_key(&i) })?;
         }
         Ok(())
     })();
@@ -914,10 +634,6 @@ fn dataflow_block(
         }
     }
     blocks.flush();
-    blocks.blocks.push(BindingBlock {
-        kind: BlockKind::DataflowBlock,
-        bindings: inner.current,
-        span,
-    });
+    blocks.blocks.push(BindingBlock { kind: BlockKind::DataflowBlock, bindings: inner.current, span });
     Ok(())
 }

@@ -8,15 +8,13 @@ use super::attrs::{attr_dict, bind_args, expect_bool, expect_str};
 use super::prim::{coerced_literal_dtype, parse_string_dim, t_dtype, typed_literal, Literal};
 use super::{decorator_is, Ctx, Entity};
 use crate::grammar::tir::{
-    Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, IterVar, PrimFunc, RegionDim, Stmt,
-    StmtKind, TirExpr, TirExprKind, TirParam,
+    Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, IterVar, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr,
+    TirExprKind, TirParam,
 };
 use crate::grammar::{AttrValue, Attrs, DataType, FloatLit, PrimBinOp, PrimVar, TypeCode};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{
-    BinOp, BoolOp, CmpOp, Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind, UnaryOp,
-};
+use crate::text::py_ast::{BinOp, BoolOp, CmpOp, Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind, UnaryOp};
 use std::collections::HashMap;
 
 pub(crate) const TIR_INT: DataType = DataType::INT32;
@@ -39,81 +37,45 @@ struct BlockParts {
 }
 
 pub(crate) fn prim_func(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
-    let PyStmtKind::FunctionDef {
-        name,
-        name_span,
-        decorators,
-        params,
-        returns,
-        body,
-    } = &def.kind
-    else {
+    let PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } = &def.kind else {
         unreachable!("called on function definitions")
     };
     let mut private = false;
     let d = decorators
         .iter()
         .find(|d| decorator_is(d, super::PRIM_FUNC))
-        .ok_or_else(|| {
-            ParseError::syntax(
-                "a TIR function must be decorated with `@T.prim_func`",
-                *name_span,
-            )
-        })?;
+        .ok_or_else(|| ParseError::syntax("a TIR function must be decorated with `@T.prim_func`", *name_span))?;
     if let Some(other) = decorators.iter().find(|x| !std::ptr::eq(*x, d)) {
         return Err(ParseError::syntax("unexpected decorator", other.span));
     }
     if let PyExprKind::Call { args, keywords, .. } = &d.kind {
         if let Some(a) = args.first() {
-            return Err(ParseError::syntax(
-                "`@T.prim_func` takes keyword arguments only",
-                a.span,
-            ));
+            return Err(ParseError::syntax("`@T.prim_func` takes keyword arguments only", a.span));
         }
         for k in keywords {
             match k.name.as_str() {
                 "private" => private = expect_bool(&k.value, "`private`")?,
-                _ => {
-                    return Err(ParseError::syntax(
-                        format!("`@T.prim_func` has no option `{}`", k.name),
-                        k.name_span,
-                    ))
-                }
+                _ => return Err(ParseError::syntax(format!("`@T.prim_func` has no option `{}`", k.name), k.name_span)),
             }
         }
     }
     if let Some(r) = returns {
-        return Err(ParseError::syntax(
-            "a TIR function here returns nothing; drop the `->` annotation",
-            r.span,
-        ));
+        return Err(ParseError::syntax("a TIR function here returns nothing; drop the `->` annotation", r.span));
     }
     ctx.scopes.push();
-    let mut t = Tir {
-        ctx,
-        loops: HashMap::new(),
-    };
+    let mut t = Tir { ctx, loops: HashMap::new() };
     let r = t.function(params, body);
     t.ctx.scopes.pop();
     let (params, body, mut attrs) = r?;
     if !private && attrs.get("global_symbol").is_none() {
         attrs.insert("global_symbol", AttrValue::Str(name.clone()));
     }
-    Ok(PrimFunc {
-        params,
-        body,
-        attrs,
-        span: def.span,
-    })
+    Ok(PrimFunc { params, body, attrs, span: def.span })
 }
 
 fn call_parts(e: &PyExpr) -> Option<(String, &[PyExpr], &[Keyword])> {
     match &e.kind {
-        PyExprKind::Call {
-            func,
-            args,
-            keywords,
-        } => Some((func.dotted_name()?, args, keywords)),
+        PyExprKind::Call { func, args, keywords } => Some((func.dotted_name()?, args, keywords)),
         _ => None,
     }
 }
@@ -129,10 +91,7 @@ fn shape_var_decl(e: &PyExpr) -> Option<DataType> {
 fn is_bare_literal(e: &PyExpr) -> bool {
     match &e.kind {
         PyExprKind::Int(_) | PyExprKind::Float(_) => true,
-        PyExprKind::Unary {
-            op: UnaryOp::Neg | UnaryOp::Pos,
-            operand,
-        } => is_bare_literal(operand),
+        PyExprKind::Unary { op: UnaryOp::Neg | UnaryOp::Pos, operand } => is_bare_literal(operand),
         _ => false,
     }
 }
@@ -140,26 +99,16 @@ fn is_bare_literal(e: &PyExpr) -> bool {
 fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
     Ok(TirExpr::new(
         match lit {
-            Literal::Int(i) if dtype.code == TypeCode::Float => TirExprKind::FloatImm {
-                value: FloatLit(i as f64),
-                dtype,
-            },
+            Literal::Int(i) if dtype.code == TypeCode::Float => {
+                TirExprKind::FloatImm { value: FloatLit(i as f64), dtype }
+            }
             Literal::Int(i) => {
                 if !super::prim::int_fits(dtype, i) {
-                    return Err(ParseError::syntax(
-                        format!("{i} does not fit in {dtype}"),
-                        span,
-                    ));
+                    return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), span));
                 }
-                TirExprKind::IntImm {
-                    value: i as i64,
-                    dtype,
-                }
+                TirExprKind::IntImm { value: i as i64, dtype }
             }
-            Literal::Float(f) => TirExprKind::FloatImm {
-                value: FloatLit(f),
-                dtype,
-            },
+            Literal::Float(f) => TirExprKind::FloatImm { value: FloatLit(f), dtype },
         },
         span,
     ))
@@ -180,20 +129,13 @@ fn dtype_of(e: &PyExpr) -> ParseResult<DataType> {
 type FnParts = (Vec<TirParam>, Vec<Stmt>, Attrs);
 
 impl<'c> Tir<'c> {
-    fn function(
-        &mut self,
-        params: &[crate::text::py_ast::Param],
-        body: &[PyStmt],
-    ) -> ParseResult<FnParts> {
+    fn function(&mut self, params: &[crate::text::py_ast::Param], body: &[PyStmt]) -> ParseResult<FnParts> {
         // First every parameter's variable (so buffer shapes may use scalar parameters),
         // then the buffers of `T.Buffer` annotations.
         let mut out: Vec<TirParam> = Vec::new();
         for p in params {
             if let Some(d) = &p.default {
-                return Err(ParseError::syntax(
-                    "TIR parameters have no default values",
-                    d.span,
-                ));
+                return Err(ParseError::syntax("TIR parameters have no default values", d.span));
             }
             let Some(ann) = &p.annotation else {
                 return Err(ParseError::syntax(
@@ -201,28 +143,19 @@ impl<'c> Tir<'c> {
                     p.span,
                 ));
             };
-            if self
-                .ctx
-                .scopes
-                .frames
-                .last()
-                .is_some_and(|f| f.contains_key(&p.name))
-            {
-                return Err(ParseError::name(
-                    format!("parameter `{}` is declared twice", p.name),
-                    p.span,
-                ));
+            if self.ctx.scopes.frames.last().is_some_and(|f| f.contains_key(&p.name)) {
+                return Err(ParseError::name(format!("parameter `{}` is declared twice", p.name), p.span));
             }
             let dtype = match ann.dotted().as_deref() {
                 Some(["T", "handle"]) => DataType::handle(),
                 Some(["T", d]) if t_dtype(d).is_some() => t_dtype(d).unwrap_or(TIR_INT),
-                _ if matches!(call_parts(ann), Some((ref n, _, _)) if n == "T.Buffer") => {
-                    DataType::handle()
+                _ if matches!(call_parts(ann), Some((ref n, _, _)) if n == "T.Buffer") => DataType::handle(),
+                _ => {
+                    return Err(ParseError::syntax(
+                        "expected `T.Buffer(shape, dtype)`, `T.handle` or a scalar type like `T.int64`",
+                        ann.span,
+                    ))
                 }
-                _ => return Err(ParseError::syntax(
-                    "expected `T.Buffer(shape, dtype)`, `T.handle` or a scalar type like `T.int64`",
-                    ann.span,
-                )),
             };
             let var = PrimVar::new(p.name.clone(), dtype);
             if dtype != DataType::handle() {
@@ -234,15 +167,12 @@ impl<'c> Tir<'c> {
             let Some(ann) = &p.annotation else { continue };
             if let Some((n, args, keywords)) = call_parts(ann) {
                 if n == "T.Buffer" {
-                    let buf =
-                        self.buffer_decl(&p.name, p.span, "T.Buffer", args, keywords, true)?;
+                    let buf = self.buffer_decl(&p.name, p.span, "T.Buffer", args, keywords, true)?;
                     self.ctx.scopes.define(&p.name, Entity::Buffer(buf.clone()));
                     param.buffer = Some(buf);
                 }
             } else if param.var.dtype() == DataType::handle() {
-                self.ctx
-                    .scopes
-                    .define(&p.name, Entity::Shape(param.var.clone()));
+                self.ctx.scopes.define(&p.name, Entity::Shape(param.var.clone()));
             }
         }
         // The body's prelude: attributes, shape-variable declarations, match_buffer.
@@ -250,65 +180,31 @@ impl<'c> Tir<'c> {
         let mut rest: Vec<&PyStmt> = Vec::new();
         for (i, s) in body.iter().enumerate() {
             match &s.kind {
-                PyStmtKind::Expr(PyExpr {
-                    kind: PyExprKind::Str(_),
-                    ..
-                }) if i == 0 => {}
-                PyStmtKind::Expr(e)
-                    if call_parts(e).is_some_and(|(n, _, _)| n == "T.func_attr") =>
-                {
-                    let Some((
-                        _,
-                        [PyExpr {
-                            kind: PyExprKind::Dict(items),
-                            ..
-                        }],
-                        [],
-                    )) = call_parts(e)
-                    else {
+                PyStmtKind::Expr(PyExpr { kind: PyExprKind::Str(_), .. }) if i == 0 => {}
+                PyStmtKind::Expr(e) if call_parts(e).is_some_and(|(n, _, _)| n == "T.func_attr") => {
+                    let Some((_, [PyExpr { kind: PyExprKind::Dict(items), .. }], [])) = call_parts(e) else {
                         return Err(ParseError::syntax("`T.func_attr` takes one dict", e.span));
                     };
                     for (k, v) in attr_dict(items)? {
                         if attrs.get(&k).is_some() {
-                            return Err(ParseError::syntax(
-                                format!("function attribute `{k}` is given twice"),
-                                e.span,
-                            ));
+                            return Err(ParseError::syntax(format!("function attribute `{k}` is given twice"), e.span));
                         }
                         attrs.insert(k, v);
                     }
                 }
-                PyStmtKind::Assign {
-                    target:
-                        PyExpr {
-                            kind: PyExprKind::Name(n),
-                            span: nspan,
-                        },
-                    value,
-                } if shape_var_decl(value).is_some() => {
+                PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), span: nspan }, value }
+                    if shape_var_decl(value).is_some() =>
+                {
                     let dtype = shape_var_decl(value).unwrap_or(DataType::INT64);
                     match self.ctx.scopes.lookup(n) {
                         Some(Entity::Shape(v)) if v.dtype() == dtype => {}
-                        Some(_) => {
-                            return Err(ParseError::name(
-                                format!("`{n}` is already defined"),
-                                *nspan,
-                            ))
-                        }
-                        None => self
-                            .ctx
-                            .scopes
-                            .define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
+                        Some(_) => return Err(ParseError::name(format!("`{n}` is already defined"), *nspan)),
+                        None => self.ctx.scopes.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
                     }
                 }
-                PyStmtKind::Assign {
-                    target:
-                        PyExpr {
-                            kind: PyExprKind::Name(n),
-                            span: nspan,
-                        },
-                    value,
-                } if call_parts(value).is_some_and(|(c, _, _)| c == "T.match_buffer") => {
+                PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), span: nspan }, value }
+                    if call_parts(value).is_some_and(|(c, _, _)| c == "T.match_buffer") =>
+                {
                     let (_, args, keywords) = call_parts(value).unwrap_or_default_parts();
                     let Some(handle) = args.first() else {
                         return Err(ParseError::syntax(
@@ -317,28 +213,16 @@ impl<'c> Tir<'c> {
                         ));
                     };
                     let PyExprKind::Name(h) = &handle.kind else {
-                        return Err(ParseError::syntax(
-                            "`T.match_buffer` matches a `T.handle` parameter",
-                            handle.span,
-                        ));
+                        return Err(ParseError::syntax("`T.match_buffer` matches a `T.handle` parameter", handle.span));
                     };
-                    let Some(idx) = out
-                        .iter()
-                        .position(|p| p.var.name() == h && p.var.dtype() == DataType::handle())
+                    let Some(idx) = out.iter().position(|p| p.var.name() == h && p.var.dtype() == DataType::handle())
                     else {
-                        return Err(ParseError::name(
-                            format!("`{h}` is not a `T.handle` parameter"),
-                            handle.span,
-                        ));
+                        return Err(ParseError::name(format!("`{h}` is not a `T.handle` parameter"), handle.span));
                     };
                     if out[idx].buffer.is_some() {
-                        return Err(ParseError::syntax(
-                            format!("`{h}` already has a buffer"),
-                            handle.span,
-                        ));
+                        return Err(ParseError::syntax(format!("`{h}` already has a buffer"), handle.span));
                     }
-                    let buf =
-                        self.buffer_decl(n, *nspan, "T.match_buffer", &args[1..], keywords, true)?;
+                    let buf = self.buffer_decl(n, *nspan, "T.match_buffer", &args[1..], keywords, true)?;
                     self.ctx.scopes.define(n, Entity::Buffer(buf.clone()));
                     out[idx].buffer = Some(buf);
                 }
@@ -362,10 +246,7 @@ impl<'c> Tir<'c> {
     ) -> ParseResult<Buffer> {
         let a = bind_args(callee, span, &["shape", "dtype", "scope"], args, keywords)?;
         let Some(shape_e) = a[0] else {
-            return Err(ParseError::syntax(
-                format!("`{callee}` needs a shape"),
-                span,
-            ));
+            return Err(ParseError::syntax(format!("`{callee}` needs a shape"), span));
         };
         let dims: Vec<&PyExpr> = match &shape_e.kind {
             PyExprKind::Tuple(ds) | PyExprKind::List(ds) => ds.iter().collect(),
@@ -399,19 +280,13 @@ impl<'c> Tir<'c> {
         collect_names(e, &mut names);
         for (n, _) in names {
             if self.ctx.scopes.lookup(&n).is_none() {
-                self.ctx
-                    .scopes
-                    .define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
+                self.ctx.scopes.define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
             }
         }
         self.expr(e)
     }
 
-    fn stmts(
-        &mut self,
-        stmts: &[&PyStmt],
-        block: &mut Option<BlockParts>,
-    ) -> ParseResult<Vec<Stmt>> {
+    fn stmts(&mut self, stmts: &[&PyStmt], block: &mut Option<BlockParts>) -> ParseResult<Vec<Stmt>> {
         self.ctx.scopes.push();
         let mut out = Vec::new();
         let r = (|| {
@@ -434,27 +309,18 @@ impl<'c> Tir<'c> {
     fn stmt(&mut self, s: &PyStmt, block: &mut Option<BlockParts>) -> ParseResult<Option<Stmt>> {
         let span = s.span;
         let kind = match &s.kind {
-            PyStmtKind::For { target, iter, body } => {
-                return self.for_loop(target, iter, body, span).map(Some)
-            }
+            PyStmtKind::For { target, iter, body } => return self.for_loop(target, iter, body, span).map(Some),
             PyStmtKind::If { test, body, orelse } => StmtKind::IfThenElse {
                 cond: self.expr(test)?,
                 then_body: self.body(body)?,
                 else_body: self.body(orelse)?,
             },
-            PyStmtKind::With {
-                context,
-                target,
-                body,
-            } => {
+            PyStmtKind::With { context, target, body } => {
                 if let Some(t) = target {
                     return Err(ParseError::syntax("this `with` binds no name", t.span));
                 }
                 let (name, args, keywords) = call_parts(context).ok_or_else(|| {
-                    ParseError::syntax(
-                        "expected `with T.block(\"name\"):` or `with T.init():`",
-                        context.span,
-                    )
+                    ParseError::syntax("expected `with T.block(\"name\"):` or `with T.init():`", context.span)
                 })?;
                 match name.as_str() {
                     "T.block" | "T.sblock" => {
@@ -462,16 +328,10 @@ impl<'c> Tir<'c> {
                     }
                     "T.init" => {
                         let Some(parts) = block.as_mut() else {
-                            return Err(ParseError::syntax(
-                                "`T.init()` belongs directly inside a block",
-                                context.span,
-                            ));
+                            return Err(ParseError::syntax("`T.init()` belongs directly inside a block", context.span));
                         };
                         if parts.init.is_some() {
-                            return Err(ParseError::syntax(
-                                "a block has one `T.init()`",
-                                context.span,
-                            ));
+                            return Err(ParseError::syntax("a block has one `T.init()`", context.span));
                         }
                         parts.init = Some(self.body(body)?);
                         return Ok(None);
@@ -484,23 +344,16 @@ impl<'c> Tir<'c> {
                     }
                 }
             }
-            PyStmtKind::Assign { target, value } => {
-                return self.assign(target, None, value, span, block)
+            PyStmtKind::Assign { target, value } => return self.assign(target, None, value, span, block),
+            PyStmtKind::AnnAssign { target, annotation, value: Some(value) } => {
+                return self.assign(target, Some(annotation), value, span, block)
             }
-            PyStmtKind::AnnAssign {
-                target,
-                annotation,
-                value: Some(value),
-            } => return self.assign(target, Some(annotation), value, span, block),
             PyStmtKind::AnnAssign { value: None, .. } => {
                 return Err(ParseError::syntax("an annotated name needs a value", span))
             }
             PyStmtKind::AugAssign { target, op, value } => {
                 let PyExprKind::Subscript { .. } = &target.kind else {
-                    return Err(ParseError::syntax(
-                        "augmented assignment works on buffer elements: `A[i] += x`",
-                        span,
-                    ));
+                    return Err(ParseError::syntax("augmented assignment works on buffer elements: `A[i] += x`", span));
                 };
                 let sum = PyExpr {
                     kind: PyExprKind::Binary {
@@ -517,18 +370,12 @@ impl<'c> Tir<'c> {
                     return Ok(None);
                 }
                 let Some((name, args, keywords)) = call_parts(e) else {
-                    return Err(ParseError::syntax(
-                        "this expression statement has no effect",
-                        span,
-                    ));
+                    return Err(ParseError::syntax("this expression statement has no effect", span));
                 };
                 match name.as_str() {
                     "T.reads" | "T.writes" | "T.where" => {
                         let Some(parts) = block.as_mut() else {
-                            return Err(ParseError::syntax(
-                                format!("`{name}` belongs directly inside a block"),
-                                span,
-                            ));
+                            return Err(ParseError::syntax(format!("`{name}` belongs directly inside a block"), span));
                         };
                         if let Some(k) = keywords.first() {
                             return Err(ParseError::syntax(
@@ -538,20 +385,16 @@ impl<'c> Tir<'c> {
                         }
                         if name == "T.where" {
                             let [c] = args else {
-                                return Err(ParseError::syntax(
-                                    "`T.where` takes one condition",
-                                    span,
-                                ));
+                                return Err(ParseError::syntax("`T.where` takes one condition", span));
                             };
                             let c = self.expr(c)?;
                             block.as_mut().map(|p| p.predicate = Some(c));
                             return Ok(None);
                         }
                         let items: Vec<&PyExpr> = match args {
-                            [PyExpr {
-                                kind: PyExprKind::List(items) | PyExprKind::Tuple(items),
-                                ..
-                            }] => items.iter().collect(),
+                            [PyExpr { kind: PyExprKind::List(items) | PyExprKind::Tuple(items), .. }] => {
+                                items.iter().collect()
+                            }
                             _ => args.iter().collect(),
                         };
                         let mut regions = Vec::new();
@@ -560,29 +403,16 @@ impl<'c> Tir<'c> {
                         }
                         let _ = parts;
                         let parts = block.as_mut().expect("checked above");
-                        if name == "T.reads" {
-                            &mut parts.reads
-                        } else {
-                            &mut parts.writes
-                        }
-                        .extend(regions);
+                        if name == "T.reads" { &mut parts.reads } else { &mut parts.writes }.extend(regions);
                         return Ok(None);
                     }
                     "T.evaluate" => {
                         let [x] = args else {
-                            return Err(ParseError::syntax(
-                                "`T.evaluate` takes one expression",
-                                span,
-                            ));
+                            return Err(ParseError::syntax("`T.evaluate` takes one expression", span));
                         };
                         StmtKind::Evaluate(self.expr(x)?)
                     }
-                    _ => {
-                        return Err(ParseError::syntax(
-                            format!("`{name}(...)` is not a TIR statement"),
-                            span,
-                        ))
-                    }
+                    _ => return Err(ParseError::syntax(format!("`{name}(...)` is not a TIR statement"), span)),
                 }
             }
             PyStmtKind::Pass => return Ok(None),
@@ -592,13 +422,8 @@ impl<'c> Tir<'c> {
                     span,
                 ))
             }
-            PyStmtKind::FunctionDef { .. }
-            | PyStmtKind::ClassDef { .. }
-            | PyStmtKind::Import { .. } => {
-                return Err(ParseError::syntax(
-                    "this statement cannot appear in a TIR function",
-                    span,
-                ))
+            PyStmtKind::FunctionDef { .. } | PyStmtKind::ClassDef { .. } | PyStmtKind::Import { .. } => {
+                return Err(ParseError::syntax("this statement cannot appear in a TIR function", span))
             }
         };
         Ok(Some(Stmt { kind, span }))
@@ -616,16 +441,11 @@ impl<'c> Tir<'c> {
         if let Some((name, args, keywords)) = call_parts(value) {
             if let Some(axis) = name.strip_prefix("T.axis.") {
                 let Some(parts) = block.as_mut() else {
-                    return Err(ParseError::syntax(
-                        "block axes are declared directly inside a block",
-                        span,
-                    ));
+                    return Err(ParseError::syntax("block axes are declared directly inside a block", span));
                 };
                 let mut new = self.axes(axis, target, args, keywords, value.span)?;
                 for iv in &new {
-                    self.ctx
-                        .scopes
-                        .define(iv.var.name(), Entity::Shape(iv.var.clone()));
+                    self.ctx.scopes.define(iv.var.name(), Entity::Shape(iv.var.clone()));
                 }
                 parts.iter_vars.append(&mut new);
                 return Ok(None);
@@ -636,31 +456,14 @@ impl<'c> Tir<'c> {
                 let buffer = self.buffer_ref(buf)?;
                 let indices = self.indices(index)?;
                 let value = self.coerced(value, buffer.dtype())?;
-                Ok(Some(Stmt {
-                    kind: StmtKind::BufferStore {
-                        buffer,
-                        indices,
-                        value,
-                    },
-                    span,
-                }))
+                Ok(Some(Stmt { kind: StmtKind::BufferStore { buffer, indices, value }, span }))
             }
             PyExprKind::Name(n) => {
                 if let Some((call, args, keywords)) = call_parts(value) {
                     if call == "T.alloc_buffer" {
-                        let buf = self.buffer_decl(
-                            n,
-                            target.span,
-                            "T.alloc_buffer",
-                            args,
-                            keywords,
-                            false,
-                        )?;
+                        let buf = self.buffer_decl(n, target.span, "T.alloc_buffer", args, keywords, false)?;
                         self.ctx.scopes.define(n, Entity::Buffer(buf.clone()));
-                        return Ok(Some(Stmt {
-                            kind: StmtKind::AllocBuffer(buf),
-                            span,
-                        }));
+                        return Ok(Some(Stmt { kind: StmtKind::AllocBuffer(buf), span }));
                     }
                     if call == "T.match_buffer" {
                         return Err(ParseError::syntax(
@@ -674,15 +477,9 @@ impl<'c> Tir<'c> {
                             match self.ctx.scopes.lookup(n) {
                                 Some(Entity::Shape(v)) if v.dtype() == dtype => {}
                                 Some(_) => {
-                                    return Err(ParseError::name(
-                                        format!("`{n}` is already defined"),
-                                        target.span,
-                                    ))
+                                    return Err(ParseError::name(format!("`{n}` is already defined"), target.span))
                                 }
-                                None => self
-                                    .ctx
-                                    .scopes
-                                    .define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
+                                None => self.ctx.scopes.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
                             }
                             return Ok(None);
                         }
@@ -694,16 +491,11 @@ impl<'c> Tir<'c> {
                             Some(["T", d]) => t_dtype(d),
                             _ => None,
                         }
-                        .ok_or_else(|| {
-                            ParseError::syntax("expected a scalar type like `T.float32`", a.span)
-                        })?;
+                        .ok_or_else(|| ParseError::syntax("expected a scalar type like `T.float32`", a.span))?;
                         let v = self.coerced(value, dtype)?;
                         if v.dtype() != dtype {
                             return Err(ParseError::syntax(
-                                format!(
-                                    "the value has dtype {}, not the annotated {dtype}; use T.Cast",
-                                    v.dtype()
-                                ),
+                                format!("the value has dtype {}, not the annotated {dtype}; use T.Cast", v.dtype()),
                                 value.span,
                             ));
                         }
@@ -713,15 +505,9 @@ impl<'c> Tir<'c> {
                 };
                 let var = PrimVar::new(n.clone(), value.dtype());
                 self.ctx.scopes.define(n, Entity::Shape(var.clone()));
-                Ok(Some(Stmt {
-                    kind: StmtKind::Let { var, value },
-                    span,
-                }))
+                Ok(Some(Stmt { kind: StmtKind::Let { var, value }, span }))
             }
-            _ => Err(ParseError::syntax(
-                format!("cannot assign to {}", target.describe()),
-                target.span,
-            )),
+            _ => Err(ParseError::syntax(format!("cannot assign to {}", target.describe()), target.span)),
         }
     }
 
@@ -734,10 +520,7 @@ impl<'c> Tir<'c> {
         span: Span,
     ) -> ParseResult<Vec<IterVar>> {
         if let Some(k) = keywords.first() {
-            return Err(ParseError::syntax(
-                "block axes take no keyword arguments",
-                k.name_span,
-            ));
+            return Err(ParseError::syntax("block axes take no keyword arguments", k.name_span));
         }
         let kind_of = |c: &str| match c {
             "spatial" | "S" => Some(IterKind::Spatial),
@@ -746,17 +529,11 @@ impl<'c> Tir<'c> {
         };
         if axis == "remap" {
             let [kinds, vars] = args else {
-                return Err(ParseError::syntax(
-                    "`T.axis.remap(\"SR\", [i, k])` takes kinds and loop variables",
-                    span,
-                ));
+                return Err(ParseError::syntax("`T.axis.remap(\"SR\", [i, k])` takes kinds and loop variables", span));
             };
             let kinds = expect_str(kinds, "axis kinds like \"SR\"")?;
             let (PyExprKind::List(vars) | PyExprKind::Tuple(vars)) = &vars.kind else {
-                return Err(ParseError::syntax(
-                    "expected a list of loop variables",
-                    vars.span,
-                ));
+                return Err(ParseError::syntax("expected a list of loop variables", vars.span));
             };
             let names: Vec<&PyExpr> = match &target.kind {
                 PyExprKind::Tuple(t) => t.iter().collect(),
@@ -770,15 +547,11 @@ impl<'c> Tir<'c> {
             }
             let mut out = Vec::new();
             for ((c, v), n) in kinds.chars().zip(vars).zip(names) {
-                let kind = kind_of(&c.to_string()).ok_or_else(|| {
-                    ParseError::syntax(format!("axis kind `{c}` is not S or R"), span)
-                })?;
+                let kind = kind_of(&c.to_string())
+                    .ok_or_else(|| ParseError::syntax(format!("axis kind `{c}` is not S or R"), span))?;
                 let binding = self.expr(v)?;
                 let TirExprKind::Var(lv) = &*binding.kind else {
-                    return Err(ParseError::syntax(
-                        "`T.axis.remap` takes loop variables",
-                        v.span,
-                    ));
+                    return Err(ParseError::syntax("`T.axis.remap` takes loop variables", v.span));
                 };
                 let Some((begin, end)) = self.loops.get(&lv.id()).cloned() else {
                     return Err(ParseError::syntax(
@@ -789,61 +562,28 @@ impl<'c> Tir<'c> {
                 let PyExprKind::Name(name) = &n.kind else {
                     return Err(ParseError::syntax("expected a name", n.span));
                 };
-                out.push(IterVar {
-                    var: PrimVar::new(name.clone(), binding.dtype()),
-                    kind,
-                    begin,
-                    end,
-                    binding,
-                });
+                out.push(IterVar { var: PrimVar::new(name.clone(), binding.dtype()), kind, begin, end, binding });
             }
             return Ok(out);
         }
-        let kind = kind_of(axis).ok_or_else(|| {
-            ParseError::syntax(
-                format!("`T.axis.{axis}` is not spatial, reduce or remap"),
-                span,
-            )
-        })?;
+        let kind = kind_of(axis)
+            .ok_or_else(|| ParseError::syntax(format!("`T.axis.{axis}` is not spatial, reduce or remap"), span))?;
         let PyExprKind::Name(name) = &target.kind else {
-            return Err(ParseError::syntax(
-                "expected a name for the block axis",
-                target.span,
-            ));
+            return Err(ParseError::syntax("expected a name for the block axis", target.span));
         };
         let [dom, binding] = args else {
-            return Err(ParseError::syntax(
-                "`T.axis.spatial(dom, binding)` takes a domain and a binding",
-                span,
-            ));
+            return Err(ParseError::syntax("`T.axis.spatial(dom, binding)` takes a domain and a binding", span));
         };
         let binding = self.expr(binding)?;
         let dt = binding.dtype();
         let (begin, end) = match &dom.kind {
-            PyExprKind::Tuple(be) if be.len() == 2 => {
-                (self.coerced(&be[0], dt)?, self.coerced(&be[1], dt)?)
-            }
-            _ => (
-                literal(Literal::Int(0), dt, dom.span)?,
-                self.coerced(dom, dt)?,
-            ),
+            PyExprKind::Tuple(be) if be.len() == 2 => (self.coerced(&be[0], dt)?, self.coerced(&be[1], dt)?),
+            _ => (literal(Literal::Int(0), dt, dom.span)?, self.coerced(dom, dt)?),
         };
-        Ok(vec![IterVar {
-            var: PrimVar::new(name.clone(), dt),
-            kind,
-            begin,
-            end,
-            binding,
-        }])
+        Ok(vec![IterVar { var: PrimVar::new(name.clone(), dt), kind, begin, end, binding }])
     }
 
-    fn block(
-        &mut self,
-        args: &[PyExpr],
-        keywords: &[Keyword],
-        body: &[PyStmt],
-        span: Span,
-    ) -> ParseResult<Block> {
+    fn block(&mut self, args: &[PyExpr], keywords: &[Keyword], body: &[PyStmt], span: Span) -> ParseResult<Block> {
         let a = bind_args("T.block", span, &["name"], args, keywords)?;
         let name = match a[0] {
             Some(n) => expect_str(n, "the block's name")?,
@@ -864,24 +604,12 @@ impl<'c> Tir<'c> {
         })
     }
 
-    fn for_loop(
-        &mut self,
-        target: &PyExpr,
-        iter: &PyExpr,
-        body: &[PyStmt],
-        span: Span,
-    ) -> ParseResult<Stmt> {
+    fn for_loop(&mut self, target: &PyExpr, iter: &PyExpr, body: &[PyStmt], span: Span) -> ParseResult<Stmt> {
         let Some((name, args, keywords)) = call_parts(iter) else {
-            return Err(ParseError::syntax(
-                "expected `range(...)`, `T.serial(...)` or `T.grid(...)`",
-                iter.span,
-            ));
+            return Err(ParseError::syntax("expected `range(...)`, `T.serial(...)` or `T.grid(...)`", iter.span));
         };
         if let Some(k) = keywords.first() {
-            return Err(ParseError::syntax(
-                "loop ranges take no keyword arguments",
-                k.name_span,
-            ));
+            return Err(ParseError::syntax("loop ranges take no keyword arguments", k.name_span));
         }
         let targets: Vec<&PyExpr> = match &target.kind {
             PyExprKind::Tuple(t) => t.iter().collect(),
@@ -891,10 +619,7 @@ impl<'c> Tir<'c> {
         let kind = match name.as_str() {
             "T.grid" => {
                 if args.len() != targets.len() || args.is_empty() {
-                    return Err(ParseError::syntax(
-                        "`T.grid` needs one extent per loop variable",
-                        iter.span,
-                    ));
+                    return Err(ParseError::syntax("`T.grid` needs one extent per loop variable", iter.span));
                 }
                 for a in args {
                     let end = self.expr(a)?;
@@ -904,10 +629,7 @@ impl<'c> Tir<'c> {
             }
             "range" | "T.serial" | "T.parallel" | "T.unroll" | "T.vectorized" => {
                 if targets.len() != 1 {
-                    return Err(ParseError::syntax(
-                        "this loop has one variable",
-                        target.span,
-                    ));
+                    return Err(ParseError::syntax("this loop has one variable", target.span));
                 }
                 let (begin, end) = match args {
                     [e] => {
@@ -930,12 +652,7 @@ impl<'c> Tir<'c> {
                     _ => ForKind::Serial,
                 }
             }
-            _ => {
-                return Err(ParseError::syntax(
-                    format!("`{name}` is not a loop range"),
-                    iter.span,
-                ))
-            }
+            _ => return Err(ParseError::syntax(format!("`{name}` is not a loop range"), iter.span)),
         };
         self.ctx.scopes.push();
         let r = (|| {
@@ -951,16 +668,7 @@ impl<'c> Tir<'c> {
             }
             let mut inner = self.body(body)?;
             for (v, (b, e)) in vars.into_iter().zip(ranges).rev() {
-                let s = Stmt {
-                    kind: StmtKind::For {
-                        var: v,
-                        begin: b,
-                        end: e,
-                        kind,
-                        body: inner,
-                    },
-                    span,
-                };
+                let s = Stmt { kind: StmtKind::For { var: v, begin: b, end: e, kind, body: inner }, span };
                 inner = vec![s];
             }
             Ok(inner.pop().expect("at least one loop"))
@@ -991,13 +699,8 @@ impl<'c> Tir<'c> {
             return self.expr(e);
         }
         let l = bare(e)?;
-        let d = coerced_literal_dtype(matches!(l, Literal::Float(_)), dtype).unwrap_or(
-            if matches!(l, Literal::Float(_)) {
-                TIR_FLOAT
-            } else {
-                TIR_INT
-            },
-        );
+        let d = coerced_literal_dtype(matches!(l, Literal::Float(_)), dtype)
+            .unwrap_or(if matches!(l, Literal::Float(_)) { TIR_FLOAT } else { TIR_INT });
         literal(l, d, e.span)
     }
 
@@ -1020,10 +723,9 @@ impl<'c> Tir<'c> {
         items
             .into_iter()
             .map(|i| match i.kind {
-                PyExprKind::Slice { .. } => Err(ParseError::syntax(
-                    "a buffer element is indexed by expressions, not slices",
-                    i.span,
-                )),
+                PyExprKind::Slice { .. } => {
+                    Err(ParseError::syntax("a buffer element is indexed by expressions, not slices", i.span))
+                }
                 _ => self.expr(i),
             })
             .collect()
@@ -1034,12 +736,7 @@ impl<'c> Tir<'c> {
         let (buffer, index) = match &e.kind {
             PyExprKind::Subscript { value, index } => (self.buffer_ref(value)?, Some(&**index)),
             PyExprKind::Name(_) => (self.buffer_ref(e)?, None),
-            _ => {
-                return Err(ParseError::syntax(
-                    "expected a buffer region like `A[i, 0:4]`",
-                    e.span,
-                ))
-            }
+            _ => return Err(ParseError::syntax("expected a buffer region like `A[i, 0:4]`", e.span)),
         };
         let mut region = Vec::new();
         if let Some(index) = index {
@@ -1049,11 +746,7 @@ impl<'c> Tir<'c> {
             };
             for it in items {
                 region.push(match &it.kind {
-                    PyExprKind::Slice {
-                        lower: Some(l),
-                        upper: Some(u),
-                        step: None,
-                    } => {
+                    PyExprKind::Slice { lower: Some(l), upper: Some(u), step: None } => {
                         let (begin, end) = self.pair(l, u)?;
                         RegionDim::Range { begin, end }
                     }
@@ -1064,11 +757,7 @@ impl<'c> Tir<'c> {
                 });
             }
         }
-        Ok(BufferRegion {
-            buffer,
-            region,
-            span: e.span,
-        })
+        Ok(BufferRegion { buffer, region, span: e.span })
     }
 
     fn expr(&mut self, e: &PyExpr) -> ParseResult<TirExpr> {
@@ -1076,64 +765,35 @@ impl<'c> Tir<'c> {
         let kind = match &e.kind {
             PyExprKind::Int(_) | PyExprKind::Float(_) => {
                 let l = bare(e)?;
-                return literal(
-                    l,
-                    if matches!(l, Literal::Float(_)) {
-                        TIR_FLOAT
-                    } else {
-                        TIR_INT
-                    },
-                    span,
-                );
+                return literal(l, if matches!(l, Literal::Float(_)) { TIR_FLOAT } else { TIR_INT }, span);
             }
-            PyExprKind::Bool(b) => TirExprKind::IntImm {
-                value: *b as i64,
-                dtype: DataType::bool(),
-            },
+            PyExprKind::Bool(b) => TirExprKind::IntImm { value: *b as i64, dtype: DataType::bool() },
             PyExprKind::Name(n) => match self.ctx.scopes.lookup(n) {
                 Some(Entity::Shape(v)) => TirExprKind::Var(v.clone()),
                 Some(Entity::Buffer(_)) => {
-                    return Err(ParseError::name(
-                        format!("`{n}` is a buffer; read an element with `{n}[i]`"),
-                        span,
-                    ))
+                    return Err(ParseError::name(format!("`{n}` is a buffer; read an element with `{n}[i]`"), span))
                 }
                 Some(_) => return Err(ParseError::name(format!("`{n}` is not a TIR value"), span)),
                 None => return Err(self.ctx.unknown_name(n, span)),
             },
             PyExprKind::Subscript { value, index } => {
                 let buffer = self.buffer_ref(value)?;
-                TirExprKind::BufferLoad {
-                    buffer,
-                    indices: self.indices(index)?,
-                }
+                TirExprKind::BufferLoad { buffer, indices: self.indices(index)? }
             }
             PyExprKind::Unary { op, operand } => match op {
                 UnaryOp::Neg if is_bare_literal(operand) => {
                     let l = bare(e)?;
-                    return literal(
-                        l,
-                        if matches!(l, Literal::Float(_)) {
-                            TIR_FLOAT
-                        } else {
-                            TIR_INT
-                        },
-                        span,
-                    );
+                    return literal(l, if matches!(l, Literal::Float(_)) { TIR_FLOAT } else { TIR_INT }, span);
                 }
                 UnaryOp::Neg => {
                     let x = self.expr(operand)?;
                     match &*x.kind {
                         TirExprKind::IntImm { value, dtype } if value.checked_neg().is_some() => {
-                            TirExprKind::IntImm {
-                                value: -value,
-                                dtype: *dtype,
-                            }
+                            TirExprKind::IntImm { value: -value, dtype: *dtype }
                         }
-                        TirExprKind::FloatImm { value, dtype } => TirExprKind::FloatImm {
-                            value: FloatLit(-value.0),
-                            dtype: *dtype,
-                        },
+                        TirExprKind::FloatImm { value, dtype } => {
+                            TirExprKind::FloatImm { value: FloatLit(-value.0), dtype: *dtype }
+                        }
                         _ => TirExprKind::Binary {
                             op: PrimBinOp::Sub,
                             a: literal(Literal::Int(0), x.dtype(), span)?,
@@ -1143,9 +803,7 @@ impl<'c> Tir<'c> {
                 }
                 UnaryOp::Pos => return self.expr(operand),
                 UnaryOp::Not => TirExprKind::Not(self.expr(operand)?),
-                UnaryOp::Invert => {
-                    return Err(ParseError::syntax("`~` is not supported in TIR here", span))
-                }
+                UnaryOp::Invert => return Err(ParseError::syntax("`~` is not supported in TIR here", span)),
             },
             PyExprKind::Binary { op, left, right } => {
                 let op = match op {
@@ -1155,27 +813,14 @@ impl<'c> Tir<'c> {
                     BinOp::Div => PrimBinOp::Div,
                     BinOp::FloorDiv => PrimBinOp::FloorDiv,
                     BinOp::Mod => PrimBinOp::FloorMod,
-                    _ => {
-                        return Err(ParseError::syntax(
-                            "this operator is not supported in TIR here",
-                            span,
-                        ))
-                    }
+                    _ => return Err(ParseError::syntax("this operator is not supported in TIR here", span)),
                 };
                 let (a, b) = self.pair(left, right)?;
                 TirExprKind::Binary { op, a, b }
             }
             PyExprKind::BoolOp { op, left, right } => {
-                let (a, b) = (self.expr(left)?, self.expr(right)?);
-                TirExprKind::Binary {
-                    op: if *op == BoolOp::And {
-                        PrimBinOp::And
-                    } else {
-                        PrimBinOp::Or
-                    },
-                    a,
-                    b,
-                }
+                let (a, b) = self.pair(left, right)?;
+                TirExprKind::Binary { op: if *op == BoolOp::And { PrimBinOp::And } else { PrimBinOp::Or }, a, b }
             }
             PyExprKind::Compare { op, left, right } => {
                 let op = match op {
@@ -1189,49 +834,25 @@ impl<'c> Tir<'c> {
                 let (a, b) = self.pair(left, right)?;
                 TirExprKind::Binary { op, a, b }
             }
-            PyExprKind::Call {
-                func,
-                args,
-                keywords,
-            } => return self.call(func, args, keywords, span),
-            _ => {
-                return Err(ParseError::syntax(
-                    format!("{} is not a TIR expression", e.describe()),
-                    span,
-                ))
-            }
+            PyExprKind::Call { func, args, keywords } => return self.call(func, args, keywords, span),
+            _ => return Err(ParseError::syntax(format!("{} is not a TIR expression", e.describe()), span)),
         };
         Ok(TirExpr::new(kind, span))
     }
 
-    fn call(
-        &mut self,
-        func: &PyExpr,
-        args: &[PyExpr],
-        keywords: &[Keyword],
-        span: Span,
-    ) -> ParseResult<TirExpr> {
+    fn call(&mut self, func: &PyExpr, args: &[PyExpr], keywords: &[Keyword], span: Span) -> ParseResult<TirExpr> {
         let name = func.dotted_name().unwrap_or_default();
         let Some(t) = name.strip_prefix("T.") else {
-            return Err(ParseError::syntax(
-                format!("`{name}` is not a TIR function"),
-                func.span,
-            ));
+            return Err(ParseError::syntax(format!("`{name}` is not a TIR function"), func.span));
         };
         if let Some(k) = keywords.first() {
-            return Err(ParseError::syntax(
-                format!("`{name}` takes no keyword arguments"),
-                k.name_span,
-            ));
+            return Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), k.name_span));
         }
         let arity = |n: usize| -> ParseResult<()> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(ParseError::syntax(
-                    format!("`{name}` takes {n} argument(s), {} given", args.len()),
-                    span,
-                ))
+                Err(ParseError::syntax(format!("`{name}` takes {n} argument(s), {} given", args.len()), span))
             }
         };
         let binop = match t {
@@ -1256,10 +877,7 @@ impl<'c> Tir<'c> {
             }
         } else if t == "Cast" {
             arity(2)?;
-            TirExprKind::Cast {
-                dtype: dtype_of(&args[0])?,
-                value: self.expr(&args[1])?,
-            }
+            TirExprKind::Cast { dtype: dtype_of(&args[0])?, value: self.expr(&args[1])? }
         } else if let Some(op) = Intrinsic::from_name(t) {
             arity(op.arity())?;
             let args = match op {
@@ -1272,10 +890,7 @@ impl<'c> Tir<'c> {
                     let (a, b) = self.pair(&args[0], &args[1])?;
                     vec![a, b]
                 }
-                _ => args
-                    .iter()
-                    .map(|a| self.expr(a))
-                    .collect::<ParseResult<_>>()?,
+                _ => args.iter().map(|a| self.expr(a)).collect::<ParseResult<_>>()?,
             };
             TirExprKind::Call { op, args }
         } else if let Some(dtype) = t_dtype(t) {
@@ -1288,10 +903,7 @@ impl<'c> Tir<'c> {
             arity(1)?;
             match typed_literal(dtype, &args[0])? {
                 Some(l) => return literal(l, dtype, span),
-                None => TirExprKind::Cast {
-                    dtype,
-                    value: self.expr(&args[0])?,
-                },
+                None => TirExprKind::Cast { dtype, value: self.expr(&args[0])? },
             }
         } else {
             let known: Vec<&str> = Intrinsic::ALL.iter().map(|i| i.name()).collect();

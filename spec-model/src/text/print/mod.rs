@@ -41,15 +41,10 @@ pub(crate) fn bracketed_doc(open: Doc, items: Vec<Doc>, close: Doc) -> Doc {
     }
     let sep = txt(",").append(RcDoc::line());
     let trailing = txt(",").flat_alt(RcDoc::nil());
-    open.append(
-        RcDoc::line_()
-            .append(RcDoc::intersperse(items, sep))
-            .append(trailing)
-            .nest(4),
-    )
-    .append(RcDoc::line_())
-    .append(close)
-    .group()
+    open.append(RcDoc::line_().append(RcDoc::intersperse(items, sep)).append(trailing).nest(4))
+        .append(RcDoc::line_())
+        .append(close)
+        .group()
 }
 
 /// A Python tuple: `(a, b)`, `(a,)`, `()`.
@@ -67,16 +62,8 @@ pub(crate) fn list(items: Vec<Doc>) -> Doc {
 
 /// `header:` followed by the indented statements (`pass` if there are none).
 pub(crate) fn block(header: Doc, body: Vec<Doc>) -> Doc {
-    let body = if body.is_empty() {
-        vec![txt("pass")]
-    } else {
-        body
-    };
-    header.append(txt(":")).append(
-        RcDoc::hardline()
-            .append(RcDoc::intersperse(body, RcDoc::hardline()))
-            .nest(4),
-    )
+    let body = if body.is_empty() { vec![txt("pass")] } else { body };
+    header.append(txt(":")).append(RcDoc::hardline().append(RcDoc::intersperse(body, RcDoc::hardline())).nest(4))
 }
 
 /// A Python string literal.
@@ -90,9 +77,7 @@ pub(crate) fn string_lit(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -131,19 +116,13 @@ pub fn print_module(m: &IRModule, width: usize) -> String {
 
 /// Prints an expression on its own (variables by their name hints).
 pub fn print_expr(e: &Expr) -> String {
-    render(relax::standalone_expr(e), DEFAULT_WIDTH)
-        .trim_end()
-        .to_string()
+    render(relax::standalone_expr(e), DEFAULT_WIDTH).trim_end().to_string()
 }
 
 pub fn print_struct_info(s: &StructInfo) -> String {
-    render(relax::standalone_struct_info(s), DEFAULT_WIDTH)
-        .trim_end()
-        .to_string()
+    render(relax::standalone_struct_info(s), DEFAULT_WIDTH).trim_end().to_string()
 }
 
 pub fn print_prim_expr(p: &PrimExpr) -> String {
-    render(relax::standalone_prim_expr(p), DEFAULT_WIDTH)
-        .trim_end()
-        .to_string()
+    render(relax::standalone_prim_expr(p), DEFAULT_WIDTH).trim_end().to_string()
 }

@@ -7,10 +7,9 @@ use crate::grammar::{PrimVar, Var};
 use std::collections::{HashMap, HashSet};
 
 const PY_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
 #[derive(Default)]
@@ -29,24 +28,12 @@ impl Names {
         for k in PY_KEYWORDS.iter().chain(&["R", "T", "I", "cls"]) {
             taken.insert(k.to_string());
         }
-        Names {
-            taken,
-            ..Names::default()
-        }
+        Names { taken, ..Names::default() }
     }
 
     /// A fresh identifier based on `hint`.
     pub fn fresh(&mut self, hint: &str) -> String {
-        let mut base: String = hint
-            .chars()
-            .map(|c| {
-                if c == '_' || c.is_alphanumeric() {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let mut base: String = hint.chars().map(|c| if c == '_' || c.is_alphanumeric() { c } else { '_' }).collect();
         if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert_str(0, "v_");
         }
@@ -54,10 +41,7 @@ impl Names {
             self.taken.insert(base.clone());
             return base;
         }
-        let stem = base
-            .trim_end_matches(|c: char| c.is_ascii_digit())
-            .trim_end_matches('_')
-            .to_string();
+        let stem = base.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_').to_string();
         let stem = if stem.is_empty() { base.clone() } else { stem };
         (1..)
             .map(|i| format!("{stem}_{i}"))
@@ -73,11 +57,7 @@ impl Names {
         if let Some(n) = self.vars.get(&v.id()) {
             return n.clone();
         }
-        let n = if v.name() == "_" && !self.used.contains(&v.id()) {
-            "_".to_string()
-        } else {
-            self.fresh(v.name())
-        };
+        let n = if v.name() == "_" && !self.used.contains(&v.id()) { "_".to_string() } else { self.fresh(v.name()) };
         self.vars.insert(v.id(), n.clone());
         n
     }

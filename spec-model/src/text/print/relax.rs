@@ -5,8 +5,8 @@ use super::sinfo::{attr_dict, attr_value, constant};
 use super::{block, call, string_lit, tuple, txt, Doc};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
-    AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr,
-    PrimVar, StructInfo, StructInfoKind, Var,
+    AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,
+    StructInfo, StructInfoKind, Var,
 };
 use crate::text::op_syntax::{op_script_name, op_signature, OpParam};
 use pretty::RcDoc;
@@ -19,30 +19,18 @@ pub(crate) struct RelaxPrinter {
 }
 
 const IMPORTS_MODULE: &str = "from tvm.script import ir as I";
-const IMPORTS: [&str; 2] = [
-    "from tvm.script import relax as R",
-    "from tvm.script import tir as T",
-];
+const IMPORTS: [&str; 2] = ["from tvm.script import relax as R", "from tvm.script import tir as T"];
 
 pub(crate) fn module(m: &IRModule) -> Doc {
-    let standalone = m.name == "Module"
-        && m.functions.len() == 1
-        && matches!(m.functions[0].1, BaseFunc::Relax(_));
-    let reserved: Vec<String> = m
-        .functions
-        .iter()
-        .map(|(gv, _)| gv.name.clone())
-        .chain(std::iter::once(m.name.clone()))
-        .collect();
+    let standalone = m.name == "Module" && m.functions.len() == 1 && matches!(m.functions[0].1, BaseFunc::Relax(_));
+    let reserved: Vec<String> =
+        m.functions.iter().map(|(gv, _)| gv.name.clone()).chain(std::iter::once(m.name.clone())).collect();
     let funcs: Vec<Doc> = m
         .functions
         .iter()
         .map(|(gv, f)| match f {
             BaseFunc::Relax(func) => {
-                let p = RelaxPrinter {
-                    names: RefCell::new(Names::new(reserved.clone())),
-                    bare_globals: standalone,
-                };
+                let p = RelaxPrinter { names: RefCell::new(Names::new(reserved.clone())), bare_globals: standalone };
                 p.global_function(&gv.name, func)
             }
             BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone()),
@@ -53,29 +41,18 @@ pub(crate) fn module(m: &IRModule) -> Doc {
         imports.push(txt(IMPORTS_MODULE));
     }
     imports.extend(IMPORTS.iter().map(|s| txt(*s)));
-    let header = RcDoc::intersperse(imports, RcDoc::hardline())
-        .append(RcDoc::hardline())
-        .append(RcDoc::hardline());
+    let header = RcDoc::intersperse(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
     let sep = RcDoc::hardline().append(RcDoc::hardline());
     if standalone {
         return header.append(RcDoc::intersperse(funcs, sep));
     }
-    let class = txt("@I.ir_module")
-        .append(RcDoc::hardline())
-        .append(txt(format!("class {}", m.name)));
-    let body = if funcs.is_empty() {
-        vec![txt("pass")]
-    } else {
-        vec![RcDoc::intersperse(funcs, sep)]
-    };
+    let class = txt("@I.ir_module").append(RcDoc::hardline()).append(txt(format!("class {}", m.name)));
+    let body = if funcs.is_empty() { vec![txt("pass")] } else { vec![RcDoc::intersperse(funcs, sep)] };
     header.append(block(class, body))
 }
 
 fn fresh_printer() -> RelaxPrinter {
-    RelaxPrinter {
-        names: RefCell::new(Names::new(Vec::new())),
-        bare_globals: true,
-    }
+    RelaxPrinter { names: RefCell::new(Names::new(Vec::new())), bare_globals: true }
 }
 
 pub(crate) fn standalone_expr(e: &Expr) -> Doc {
@@ -146,9 +123,7 @@ fn shape_vars_in(e: &Expr, out: &mut Vec<PrimVar>) {
 /// Shape variables of a StructInfo, in textual order.
 fn sinfo(s: &StructInfo, out: &mut Vec<PrimVar>) {
     match &*s.kind {
-        StructInfoKind::Shape {
-            values: Some(vs), ..
-        } => vs.iter().for_each(|v| {
+        StructInfoKind::Shape { values: Some(vs), .. } => vs.iter().for_each(|v| {
             v.for_each_var(&mut |x| {
                 if !out.contains(x) {
                     out.push(x.clone())
@@ -196,11 +171,8 @@ impl RelaxPrinter {
                 options.push("private=True".into());
             }
         }
-        let decorator = if options.is_empty() {
-            "@R.function".to_string()
-        } else {
-            format!("@R.function({})", options.join(", "))
-        };
+        let decorator =
+            if options.is_empty() { "@R.function".to_string() } else { format!("@R.function({})", options.join(", ")) };
         let params: Vec<Doc> = f
             .params
             .iter()
@@ -225,10 +197,7 @@ impl RelaxPrinter {
             let mut in_body = Vec::new();
             shape_vars_in(&f.body, &mut in_body);
             let mut vars = Vec::new();
-            f.params
-                .iter()
-                .filter_map(|p| p.annotation())
-                .for_each(|a| sinfo(a, &mut vars));
+            f.params.iter().filter_map(|p| p.annotation()).for_each(|a| sinfo(a, &mut vars));
             if let Some(r) = &f.ret_struct_info {
                 sinfo(r, &mut vars);
             }
@@ -250,9 +219,7 @@ impl RelaxPrinter {
             }
             _ => body.push(txt("return ").append(self.expr(&f.body))),
         }
-        txt(decorator)
-            .append(RcDoc::hardline())
-            .append(block(header, body))
+        txt(decorator).append(RcDoc::hardline()).append(block(header, body))
     }
 
     fn blocks(&self, blocks: &[BindingBlock]) -> Vec<Doc> {
@@ -290,24 +257,9 @@ impl RelaxPrinter {
 
     fn binding(&self, b: &Binding) -> Doc {
         match b {
-            Binding::VarBinding { var, value, .. } => match &value.kind {
-                ExprKind::Function(f) => {
-                    let name = self.names.borrow_mut().var(var);
-                    self.function(&name, f, None)
-                }
-                ExprKind::If(i) => self.if_binding(var, i),
-                _ => self.lhs(var).append(txt(" = ")).append(self.expr(value)),
-            },
-            Binding::MatchCast {
-                var,
-                struct_info,
-                value,
-                ..
-            } => {
-                let mc = call(
-                    "R.match_cast",
-                    vec![self.expr(value), self.sinfo(struct_info, false)],
-                );
+            Binding::VarBinding { var, value, .. } => self.var_binding(var, value),
+            Binding::MatchCast { var, struct_info, value, .. } => {
+                let mc = call("R.match_cast", vec![self.expr(value), self.sinfo(struct_info, false)]);
                 match var {
                     Some(v) => self.lhs(v).append(txt(" = ")).append(mc),
                     None => mc,
@@ -316,12 +268,24 @@ impl RelaxPrinter {
         }
     }
 
+    /// `v = value`; a function value prints as `def v(...)`, an `If` as an `if` statement.
+    fn var_binding(&self, var: &Var, value: &Expr) -> Doc {
+        match &value.kind {
+            ExprKind::Function(f) => {
+                let name = self.names.borrow_mut().var(var);
+                self.function(&name, f, None)
+            }
+            ExprKind::If(i) => self.if_binding(var, i),
+            _ => self.lhs(var).append(txt(" = ")).append(self.expr(value)),
+        }
+    }
+
     /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
     fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
         let name = self.names.borrow_mut().var(var);
         let branch = |e: &Expr| -> Vec<Doc> {
             let ExprKind::SeqExpr(seq) = &e.kind else {
-                return vec![self.lhs(var).append(txt(" = ")).append(self.expr(e))];
+                return vec![self.var_binding(var, e)];
             };
             // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
             let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
@@ -335,18 +299,12 @@ impl RelaxPrinter {
                 return self.blocks(&seq.blocks);
             }
             let mut out = self.blocks(&seq.blocks);
-            out.push(
-                self.lhs(var)
-                    .append(txt(" = "))
-                    .append(self.expr(&seq.body)),
-            );
+            out.push(self.var_binding(var, &seq.body));
             out
         };
         let t = branch(&i.true_branch);
         let f = branch(&i.false_branch);
-        block(txt("if ").append(self.expr(&i.cond)), t)
-            .append(RcDoc::hardline())
-            .append(block(txt("else"), f))
+        block(txt("if ").append(self.expr(&i.cond)), t).append(RcDoc::hardline()).append(block(txt("else"), f))
     }
 
     pub(crate) fn expr(&self, e: &Expr) -> Doc {
@@ -361,17 +319,10 @@ impl RelaxPrinter {
                 }
             }
             ExprKind::Tuple(fields) => tuple(fields.iter().map(|f| self.expr(f)).collect()),
-            ExprKind::ExternFunc { global_symbol } => {
-                call("R.ExternFunc", vec![txt(string_lit(global_symbol))])
-            }
+            ExprKind::ExternFunc { global_symbol } => call("R.ExternFunc", vec![txt(string_lit(global_symbol))]),
             ExprKind::Call(c) => self.call_expr(c),
-            ExprKind::ShapeExpr(ds) => call(
-                "R.shape",
-                vec![super::list(ds.iter().map(|d| self.prim(d)).collect())],
-            ),
-            ExprKind::TupleGetItem { tuple_value, index } => {
-                self.expr(tuple_value).append(txt(format!("[{index}]")))
-            }
+            ExprKind::ShapeExpr(ds) => call("R.shape", vec![super::list(ds.iter().map(|d| self.prim(d)).collect())]),
+            ExprKind::TupleGetItem { tuple_value, index } => self.expr(tuple_value).append(txt(format!("[{index}]"))),
             ExprKind::Op(name) => txt(op_script_name(name)),
             ExprKind::PrimValue(p) => call("R.prim_value", vec![self.prim(p)]),
             ExprKind::StringImm(s) => call("R.str", vec![txt(string_lit(s))]),
@@ -391,12 +342,7 @@ impl RelaxPrinter {
     }
 
     fn call_expr(&self, c: &Call) -> Doc {
-        let attrs = || {
-            c.attrs
-                .0
-                .iter()
-                .map(|(k, v)| txt(format!("{k}=")).append(attr_value(v)))
-        };
+        let attrs = || c.attrs.0.iter().map(|(k, v)| txt(format!("{k}=")).append(attr_value(v)));
         let sinfo_kw = |kw: &str| -> Option<Doc> {
             if c.sinfo_args.is_empty() {
                 return None;
@@ -421,9 +367,7 @@ impl RelaxPrinter {
                 call("R.call_packed", args)
             }
             _ => {
-                let head = super::render(self.expr(&c.op), usize::MAX)
-                    .trim_end()
-                    .to_string();
+                let head = super::render(self.expr(&c.op), usize::MAX).trim_end().to_string();
                 let mut args: Vec<Doc> = c.args.iter().map(|a| self.expr(a)).collect();
                 args.extend(attrs());
                 args.extend(sinfo_kw("sinfo_args"));
@@ -449,16 +393,10 @@ impl RelaxPrinter {
                         continue;
                     };
                     let doc = match (&a.kind, p) {
-                        (ExprKind::ExternFunc { global_symbol }, OpParam::Func(_)) => {
-                            txt(string_lit(global_symbol))
-                        }
+                        (ExprKind::ExternFunc { global_symbol }, OpParam::Func(_)) => txt(string_lit(global_symbol)),
                         _ => self.expr(a),
                     };
-                    docs.push(if keywords_only {
-                        txt(format!("{n}=")).append(doc)
-                    } else {
-                        doc
-                    });
+                    docs.push(if keywords_only { txt(format!("{n}=")).append(doc) } else { doc });
                 }
                 OpParam::Rest(_) => {
                     for a in args.by_ref() {
@@ -477,9 +415,9 @@ impl RelaxPrinter {
                         sinfo_done = true;
                         let doc = match (*n, c.sinfo_args.as_slice()) {
                             ("out_sinfo", [one]) => match &*one.kind {
-                                StructInfoKind::Tuple { fields } => super::list(
-                                    fields.iter().map(|f| self.sinfo(f, false)).collect(),
-                                ),
+                                StructInfoKind::Tuple { fields } => {
+                                    super::list(fields.iter().map(|f| self.sinfo(f, false)).collect())
+                                }
                                 _ => self.sinfo(one, false),
                             },
                             ("out_sinfo", _) => return None,

@@ -47,41 +47,40 @@ pub(crate) fn is_literal<E: Scalar>(e: &E) -> bool {
 }
 
 impl<'p, E: Scalar> ScalarPrinter<'p, E> {
-    /// Prints `e` where a bare literal would take dtype `target` (if any).
-    pub fn print_coerced(&self, e: &E, target: Option<DataType>) -> (Doc, u8) {
+    /// Prints `e` as an operand in the given position.
+    pub fn operand(&self, e: &E, how: Operand) -> (Doc, u8) {
         match e.view() {
-            View::Int(v, d) => self.literal(Literal::Int(v), d, target),
-            View::Float(v, d) => self.literal(Literal::Float(v), d, target),
+            View::Int(v, d) => self.literal(Literal::Int(v), d, how),
+            View::Float(v, d) => self.literal(Literal::Float(v), d, how),
             _ => self.print(e),
         }
+    }
+
+    /// Prints `e` where a bare literal would take dtype `target` (a buffer store, an
+    /// annotated let, a block axis domain).
+    pub fn print_coerced(&self, e: &E, target: Option<DataType>) -> (Doc, u8) {
+        self.operand(e, target.map_or(Operand::Alone, Operand::Beside))
     }
 
     /// `(doc, precedence)` of `e` in a position with no implicit conversion.
     pub fn print(&self, e: &E) -> (Doc, u8) {
         match e.view() {
             View::Var(v) => (txt((self.var_name)(v)), P_ATOM),
-            View::Int(v, d) => self.literal(Literal::Int(v), d, None),
-            View::Float(v, d) => self.literal(Literal::Float(v), d, None),
+            View::Int(v, d) => self.literal(Literal::Int(v), d, Operand::Alone),
+            View::Float(v, d) => self.literal(Literal::Float(v), d, Operand::Alone),
             View::Bin(op, a, b) => self.binary(op, a, b),
-            View::Not(a) => (txt("not ").append(self.at_least(a, None, P_NOT)), P_NOT),
-            View::Select(c, a, b) => (
-                call(
-                    "T.Select",
-                    vec![self.print(c).0, self.print(a).0, self.print(b).0],
-                ),
-                P_ATOM,
-            ),
-            View::Cast(d, a) => (
-                call("T.Cast", vec![txt(format!("\"{d}\"")), self.print(a).0]),
-                P_ATOM,
-            ),
+            View::Not(a) => (txt("not ").append(self.at_least(a, Operand::Alone, P_NOT)), P_NOT),
+            View::Select(c, a, b) => {
+                (call("T.Select", vec![self.print(c).0, self.print(a).0, self.print(b).0]), P_ATOM)
+            }
+            View::Cast(d, a) => (call("T.Cast", vec![txt(format!("\"{d}\"")), self.print(a).0]), P_ATOM),
             View::Other => (self.other)(e, self),
         }
     }
 
     /// Prints `e` parenthesized unless its precedence is at least `min`.
-    pub fn at_least(&self, e: &E, target: Option<DataType>, min: u8) -> Doc {
-        let (d, p) = self.print_coerced(e, target);
+    pub fn at_least(&self, e: &E, how: Operand, min: u8) -> Doc {
+        let (d, p) = self.operand(e, how);
         if p >= min {
             d
         } else {
@@ -89,12 +88,26 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
         }
     }
 
-    /// Two operands that convert bare literals into each other's dtype.
-    pub fn pair(&self, a: &E, b: &E) -> (Option<DataType>, Option<DataType>) {
+    /// How to print two operands whose bare literals the parser converts into each
+    /// other's dtype: a lone literal beside an operand may be bare when conversion
+    /// gives its dtype; two literals are both bare only when both have their default
+    /// dtypes (the parser converts neither), and are both typed otherwise.
+    pub fn pair(&self, a: &E, b: &E) -> (Operand, Operand) {
         match (is_literal(a), is_literal(b)) {
-            (true, false) => (Some(b.dtype()), None),
-            (false, true) => (None, Some(a.dtype())),
-            _ => (None, None),
+            (true, false) => (Operand::Beside(b.dtype()), Operand::Alone),
+            (false, true) => (Operand::Alone, Operand::Beside(a.dtype())),
+            (true, true) if self.is_default(a) && self.is_default(b) => (Operand::Alone, Operand::Alone),
+            (true, true) => (Operand::Typed, Operand::Typed),
+            (false, false) => (Operand::Alone, Operand::Alone),
+        }
+    }
+
+    /// Does this literal print bare where nothing converts it?
+    fn is_default(&self, e: &E) -> bool {
+        match e.view() {
+            View::Int(_, d) => d == self.int_default || d.is_bool(),
+            View::Float(v, d) => d == self.float_default && v.is_finite(),
+            _ => false,
         }
     }
 
@@ -108,13 +121,7 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
             _ => None,
         };
         if let Some(f) = func {
-            return (
-                call(
-                    f,
-                    vec![self.print_coerced(a, ta).0, self.print_coerced(b, tb).0],
-                ),
-                P_ATOM,
-            );
+            return (call(f, vec![self.operand(a, ta).0, self.operand(b, tb).0]), P_ATOM);
         }
         let (sym, prec) = match op {
             PrimBinOp::Add => ("+", P_ADD),
@@ -136,14 +143,11 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
         };
         // Left-associative: the right operand binds tighter; comparisons do not chain.
         let left_min = if prec == P_CMP { P_CMP + 1 } else { prec };
-        let doc = self
-            .at_least(a, ta, left_min)
-            .append(txt(format!(" {sym} ")))
-            .append(self.at_least(b, tb, prec + 1));
+        let doc = self.at_least(a, ta, left_min).append(txt(format!(" {sym} "))).append(self.at_least(b, tb, prec + 1));
         (doc, prec)
     }
 
-    fn literal(&self, lit: Literal, dtype: DataType, target: Option<DataType>) -> (Doc, u8) {
+    fn literal(&self, lit: Literal, dtype: DataType, how: Operand) -> (Doc, u8) {
         if dtype.is_bool() {
             if let Literal::Int(v @ (0 | 1)) = lit {
                 return (txt(if v == 1 { "True" } else { "False" }), P_ATOM);
@@ -157,31 +161,35 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
         };
         // Mirrors the parser: a bare literal beside an operand takes its dtype when
         // the kinds agree, and the default dtype otherwise.
-        let default = if is_float {
-            self.float_default
-        } else {
-            self.int_default
-        };
-        let bare_dtype = match target {
-            Some(t) => coerced_literal_dtype(is_float, t).unwrap_or(default),
-            None => default,
+        let default = if is_float { self.float_default } else { self.int_default };
+        let bare_dtype = match how {
+            Operand::Beside(t) => Some(coerced_literal_dtype(is_float, t).unwrap_or(default)),
+            Operand::Alone => Some(default),
+            Operand::Typed => None,
         };
         let text = match lit {
             Literal::Int(v) => v.to_string(),
             Literal::Float(f) => float_lit(f),
         };
         let finite = !matches!(lit, Literal::Float(f) if !f.is_finite());
-        if kind_ok && finite && bare_dtype == dtype {
-            let prec = if text.starts_with('-') {
-                P_UNARY
-            } else {
-                P_ATOM
-            };
+        if kind_ok && finite && bare_dtype == Some(dtype) {
+            let prec = if text.starts_with('-') { P_UNARY } else { P_ATOM };
             (txt(text), prec)
         } else {
             (call(format!("T.{dtype}"), vec![txt(text)]), P_ATOM)
         }
     }
+}
+
+/// Where an operand sits, for deciding whether a literal may be written bare.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Operand {
+    /// Nothing converts a bare literal here: bare means the default dtype.
+    Alone,
+    /// A bare literal here takes the dtype of the neighbouring operand (or the default).
+    Beside(DataType),
+    /// Must be written with its dtype (`T.int8(5)`).
+    Typed,
 }
 
 #[derive(Clone, Copy)]

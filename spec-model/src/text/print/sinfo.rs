@@ -4,8 +4,7 @@ use super::relax::RelaxPrinter;
 use super::scalar::{Scalar, ScalarPrinter, View, P_ATOM};
 use super::{call, float_lit, list, string_lit, tuple, txt, Doc};
 use crate::grammar::{
-    AttrValue, DataType, ExprKind, NDArray, PrimExpr, PrimExprKind, StructInfo, StructInfoKind,
-    TensorData,
+    AttrValue, DataType, ExprKind, NDArray, PrimExpr, PrimExprKind, StructInfo, StructInfoKind, TensorData,
 };
 use crate::text::elab::prim::{DEFAULT_FLOAT, RELAX_INT};
 use crate::text::ndim_of_shape_var;
@@ -18,11 +17,7 @@ impl Scalar for PrimExpr {
             PrimExprKind::FloatImm { value, dtype } => View::Float(value.0, *dtype),
             PrimExprKind::Binary { op, a, b } => View::Bin(*op, a, b),
             PrimExprKind::Not(a) => View::Not(a),
-            PrimExprKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => View::Select(cond, then_value, else_value),
+            PrimExprKind::Select { cond, then_value, else_value } => View::Select(cond, then_value, else_value),
             PrimExprKind::Cast { dtype, value } => View::Cast(*dtype, value),
         }
     }
@@ -35,12 +30,7 @@ impl RelaxPrinter {
     pub(crate) fn prim(&self, p: &PrimExpr) -> Doc {
         let name = |v: &crate::grammar::PrimVar| self.names.borrow_mut().prim(v);
         let other = |_: &PrimExpr, _: &ScalarPrinter<PrimExpr>| (txt("<?>"), P_ATOM);
-        let sp = ScalarPrinter {
-            int_default: RELAX_INT,
-            float_default: DEFAULT_FLOAT,
-            var_name: &name,
-            other: &other,
-        };
+        let sp = ScalarPrinter { int_default: RELAX_INT, float_default: DEFAULT_FLOAT, var_name: &name, other: &other };
         sp.print(p).0
     }
 
@@ -64,13 +54,8 @@ impl RelaxPrinter {
     pub(crate) fn sinfo(&self, s: &StructInfo, sig: bool) -> Doc {
         match &*s.kind {
             StructInfoKind::Object => txt("R.Object"),
-            StructInfoKind::Prim { dtype } => {
-                call("R.Prim", vec![txt(string_lit(&dtype.to_string()))])
-            }
-            StructInfoKind::Shape {
-                values: Some(vs),
-                ndim,
-            } => {
+            StructInfoKind::Prim { dtype } => call("R.Prim", vec![txt(string_lit(&dtype.to_string()))]),
+            StructInfoKind::Shape { values: Some(vs), ndim } => {
                 let mut args = vec![list(self.dims(vs, sig))];
                 if *ndim != vs.len() as i64 {
                     args.push(txt(format!("ndim={ndim}")));
@@ -113,16 +98,8 @@ impl RelaxPrinter {
                     call("R.Tensor", args)
                 }
             }
-            StructInfoKind::Tuple { fields } => call(
-                "R.Tuple",
-                fields.iter().map(|f| self.sinfo(f, sig)).collect(),
-            ),
-            StructInfoKind::Func {
-                params,
-                ret,
-                derive_func,
-                purity,
-            } => {
+            StructInfoKind::Tuple { fields } => call("R.Tuple", fields.iter().map(|f| self.sinfo(f, sig)).collect()),
+            StructInfoKind::Func { params, ret, derive_func, purity } => {
                 let mut args = Vec::new();
                 match params {
                     Some(ps) => {
@@ -132,10 +109,7 @@ impl RelaxPrinter {
                     None => args.push(txt("ret=").append(self.sinfo(ret, sig))),
                 }
                 if *purity != params.is_some() {
-                    args.push(txt(format!(
-                        "purity={}",
-                        if *purity { "True" } else { "False" }
-                    )));
+                    args.push(txt(format!("purity={}", if *purity { "True" } else { "False" })));
                 }
                 if let Some(d) = derive_func {
                     args.push(txt(format!("derive_func={}", string_lit(d.name()))));
@@ -161,9 +135,7 @@ pub(crate) fn attr_value(v: &AttrValue) -> Doc {
 pub(crate) fn attr_dict(d: &std::collections::BTreeMap<String, AttrValue>) -> Doc {
     super::bracketed(
         txt("{"),
-        d.iter()
-            .map(|(k, v)| txt(format!("{}: ", string_lit(k))).append(attr_value(v)))
-            .collect(),
+        d.iter().map(|(k, v)| txt(format!("{}: ", string_lit(k))).append(attr_value(v))).collect(),
         "}",
     )
 }
@@ -171,23 +143,16 @@ pub(crate) fn attr_dict(d: &std::collections::BTreeMap<String, AttrValue>) -> Do
 /// The shortest decimal that reads back (through f64) as exactly `bits` of a
 /// 16- or 32-bit float.
 fn shortest(value: f64, exact: impl Fn(f64) -> bool) -> Option<String> {
-    (0..17)
-        .map(|p| format!("{value:.p$e}"))
-        .find(|t| t.parse::<f64>().is_ok_and(&exact))
-        .map(|t| {
-            // Prefer the plain spelling when it says the same.
-            let plain = format!("{}", t.parse::<f64>().unwrap_or(value));
-            let plain = if plain.contains(['.', 'e', 'i', 'N']) {
-                plain
-            } else {
-                format!("{plain}.0")
-            };
-            if plain.parse::<f64>().is_ok_and(&exact) && plain.len() <= t.len() + 2 {
-                plain
-            } else {
-                t
-            }
-        })
+    (0..17).map(|p| format!("{value:.p$e}")).find(|t| t.parse::<f64>().is_ok_and(&exact)).map(|t| {
+        // Prefer the plain spelling when it says the same.
+        let plain = format!("{}", t.parse::<f64>().unwrap_or(value));
+        let plain = if plain.contains(['.', 'e', 'i', 'N']) { plain } else { format!("{plain}.0") };
+        if plain.parse::<f64>().is_ok_and(&exact) && plain.len() <= t.len() + 2 {
+            plain
+        } else {
+            t
+        }
+    })
 }
 
 /// Element `i` as text that reads back as exactly the stored value.
@@ -195,9 +160,7 @@ fn element(data: &TensorData, i: usize) -> String {
     if let TensorData::F16(v) = data {
         let x = v[i];
         if x.is_finite() {
-            if let Some(t) = shortest(x.to_f64(), |p| {
-                half::f16::from_f64(p).to_bits() == x.to_bits()
-            }) {
+            if let Some(t) = shortest(x.to_f64(), |p| half::f16::from_f64(p).to_bits() == x.to_bits()) {
                 return t;
             }
         }
@@ -235,18 +198,12 @@ pub(crate) fn constant(a: &NDArray) -> Doc {
         }
         let n = a.shape[dim] as usize;
         let stride: usize = a.shape[dim + 1..].iter().map(|d| *d as usize).product();
-        list(
-            (0..n)
-                .map(|i| nested(a, dim + 1, offset + i * stride))
-                .collect(),
-        )
+        list((0..n).map(|i| nested(a, dim + 1, offset + i * stride)).collect())
     }
     let mut args = vec![nested(a, 0, 0), txt(string_lit(&a.dtype.to_string()))];
     // `[]` says (0,): a zero before the last dimension hides the dimensions after it.
     if a.shape.len() > 1 && a.shape[..a.shape.len() - 1].contains(&0) {
-        args.push(
-            txt("shape=").append(tuple(a.shape.iter().map(|d| txt(d.to_string())).collect())),
-        );
+        args.push(txt("shape=").append(tuple(a.shape.iter().map(|d| txt(d.to_string())).collect())));
     }
     call("R.const", args)
 }

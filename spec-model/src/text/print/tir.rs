@@ -7,8 +7,8 @@ use super::scalar::{Scalar, ScalarPrinter, View, P_ATOM};
 use super::sinfo::attr_dict;
 use super::{block, call, list, string_lit, tuple, txt, Doc};
 use crate::grammar::tir::{
-    Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, PrimFunc, RegionDim, Stmt, StmtKind,
-    TirExpr, TirExprKind,
+    Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr,
+    TirExprKind,
 };
 use crate::grammar::{AttrValue, DataType, PrimVar};
 use crate::text::elab::tir_rules::{TIR_FLOAT, TIR_INT};
@@ -24,11 +24,7 @@ impl Scalar for TirExpr {
             TirExprKind::FloatImm { value, dtype } => View::Float(value.0, *dtype),
             TirExprKind::Binary { op, a, b } => View::Bin(*op, a, b),
             TirExprKind::Not(a) => View::Not(a),
-            TirExprKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => View::Select(cond, then_value, else_value),
+            TirExprKind::Select { cond, then_value, else_value } => View::Select(cond, then_value, else_value),
             TirExprKind::Cast { dtype, value } => View::Cast(*dtype, value),
             TirExprKind::BufferLoad { .. } | TirExprKind::Call { .. } => View::Other,
         }
@@ -48,10 +44,7 @@ fn is_zero_of(e: &TirExpr, dtype: DataType) -> bool {
 }
 
 pub(crate) fn prim_func(name: &str, f: &PrimFunc, reserved: Vec<String>) -> Doc {
-    let p = TirPrinter {
-        names: RefCell::new(Names::new(reserved)),
-        loops: RefCell::new(HashMap::new()),
-    };
+    let p = TirPrinter { names: RefCell::new(Names::new(reserved)), loops: RefCell::new(HashMap::new()) };
     p.function(name, f)
 }
 
@@ -70,11 +63,7 @@ fn collect(stmts: &[Stmt], bound: &mut HashSet<u64>, refs: &mut Vec<PrimVar>) {
                 e(b, refs);
             }
             TirExprKind::Not(a) | TirExprKind::Cast { value: a, .. } => e(a, refs),
-            TirExprKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => {
+            TirExprKind::Select { cond, then_value, else_value } => {
                 e(cond, refs);
                 e(then_value, refs);
                 e(else_value, refs);
@@ -88,32 +77,18 @@ fn collect(stmts: &[Stmt], bound: &mut HashSet<u64>, refs: &mut Vec<PrimVar>) {
     }
     for s in stmts {
         match &s.kind {
-            StmtKind::For {
-                var,
-                begin,
-                end,
-                body,
-                ..
-            } => {
+            StmtKind::For { var, begin, end, body, .. } => {
                 bound.insert(var.id());
                 e(begin, refs);
                 e(end, refs);
                 collect(body, bound, refs);
             }
-            StmtKind::BufferStore {
-                buffer,
-                indices,
-                value,
-            } => {
+            StmtKind::BufferStore { buffer, indices, value } => {
                 buffer.shape().iter().for_each(|d| e(d, refs));
                 indices.iter().for_each(|i| e(i, refs));
                 e(value, refs);
             }
-            StmtKind::IfThenElse {
-                cond,
-                then_body,
-                else_body,
-            } => {
+            StmtKind::IfThenElse { cond, then_body, else_body } => {
                 e(cond, refs);
                 collect(then_body, bound, refs);
                 collect(else_body, bound, refs);
@@ -157,22 +132,16 @@ impl TirPrinter {
         let name = |v: &PrimVar| self.names.borrow_mut().prim(v);
         let other = |x: &TirExpr, sp: &ScalarPrinter<TirExpr>| -> (Doc, u8) {
             match &*x.kind {
-                TirExprKind::BufferLoad { buffer, indices } => {
-                    (self.access(buffer, indices, sp), P_ATOM)
-                }
+                TirExprKind::BufferLoad { buffer, indices } => (self.access(buffer, indices, sp), P_ATOM),
                 TirExprKind::Call { op, args } => {
                     let docs = match (op, args.as_slice()) {
                         (Intrinsic::IfThenElse, [c, a, b]) => {
                             let (ta, tb) = sp.pair(a, b);
-                            vec![
-                                sp.print(c).0,
-                                sp.print_coerced(a, ta).0,
-                                sp.print_coerced(b, tb).0,
-                            ]
+                            vec![sp.print(c).0, sp.operand(a, ta).0, sp.operand(b, tb).0]
                         }
                         (Intrinsic::Pow, [a, b]) => {
                             let (ta, tb) = sp.pair(a, b);
-                            vec![sp.print_coerced(a, ta).0, sp.print_coerced(b, tb).0]
+                            vec![sp.operand(a, ta).0, sp.operand(b, tb).0]
                         }
                         _ => args.iter().map(|a| sp.print(a).0).collect(),
                     };
@@ -181,12 +150,7 @@ impl TirPrinter {
                 _ => (txt("<?>"), P_ATOM),
             }
         };
-        let sp = ScalarPrinter {
-            int_default: TIR_INT,
-            float_default: TIR_FLOAT,
-            var_name: &name,
-            other: &other,
-        };
+        let sp = ScalarPrinter { int_default: TIR_INT, float_default: TIR_FLOAT, var_name: &name, other: &other };
         f(&sp)
     }
 
@@ -201,16 +165,18 @@ impl TirPrinter {
     fn pair(&self, a: &TirExpr, b: &TirExpr) -> (Doc, Doc) {
         self.scalar(|sp| {
             let (ta, tb) = sp.pair(a, b);
-            (sp.print_coerced(a, ta).0, sp.print_coerced(b, tb).0)
+            (sp.operand(a, ta).0, sp.operand(b, tb).0)
         })
     }
 
     fn access(&self, buffer: &Buffer, indices: &[TirExpr], sp: &ScalarPrinter<TirExpr>) -> Doc {
         let name = self.names.borrow_mut().buffer(buffer);
+        if indices.is_empty() {
+            // A 0-d buffer: `S[()]`.
+            return txt(format!("{name}[()]"));
+        }
         let idx: Vec<Doc> = indices.iter().map(|i| sp.print(i).0).collect();
-        txt(format!("{name}["))
-            .append(RcDoc::intersperse(idx, txt(", ")))
-            .append(txt("]"))
+        txt(format!("{name}[")).append(RcDoc::intersperse(idx, txt(", "))).append(txt("]"))
     }
 
     fn shape(&self, b: &Buffer) -> Doc {
@@ -231,32 +197,20 @@ impl TirPrinter {
         if matches!(attrs.get("global_symbol"), Some(AttrValue::Str(s)) if s == name) {
             attrs.remove("global_symbol");
         }
-        let decorator = if private {
-            "@T.prim_func(private=True)"
-        } else {
-            "@T.prim_func"
-        };
+        let decorator = if private { "@T.prim_func(private=True)" } else { "@T.prim_func" };
         let mut params = Vec::new();
         let mut matches = Vec::new();
         let mut param_ids: HashSet<u64> = HashSet::new();
         for p in &f.params {
             param_ids.insert(p.var.id());
             match &p.buffer {
-                Some(b)
-                    if b.shape()
-                        .iter()
-                        .all(|d| matches!(&*d.kind, TirExprKind::IntImm { .. })) =>
-                {
+                Some(b) if b.shape().iter().all(|d| matches!(&*d.kind, TirExprKind::IntImm { .. })) => {
                     let n = self.names.borrow_mut().buffer(b);
-                    params
-                        .push(txt(format!("{n}: ")).append(call("T.Buffer", self.buffer_args(b))));
+                    params.push(txt(format!("{n}: ")).append(call("T.Buffer", self.buffer_args(b))));
                 }
                 Some(b) => {
-                    let hint = if p.var.name() == b.name() {
-                        format!("var_{}", b.name())
-                    } else {
-                        p.var.name().to_string()
-                    };
+                    let hint =
+                        if p.var.name() == b.name() { format!("var_{}", b.name()) } else { p.var.name().to_string() };
                     let h = self.names.borrow_mut().prim_named(&p.var, &hint);
                     params.push(txt(format!("{h}: T.handle")));
                     matches.push((h, b.clone()));
@@ -282,14 +236,7 @@ impl TirPrinter {
         let mut refs = Vec::new();
         for p in &f.params {
             if let Some(b) = &p.buffer {
-                collect(
-                    &[Stmt {
-                        kind: StmtKind::AllocBuffer(b.clone()),
-                        span: b.span(),
-                    }],
-                    &mut bound,
-                    &mut refs,
-                );
+                collect(&[Stmt { kind: StmtKind::AllocBuffer(b.clone()), span: b.span() }], &mut bound, &mut refs);
             }
         }
         collect(&f.body, &mut bound, &mut refs);
@@ -304,9 +251,7 @@ impl TirPrinter {
             body.push(txt(format!("{n} = ")).append(call("T.match_buffer", args)));
         }
         body.extend(self.stmts(&f.body));
-        txt(decorator)
-            .append(RcDoc::hardline())
-            .append(block(header, body))
+        txt(decorator).append(RcDoc::hardline()).append(block(header, body))
     }
 
     fn stmts(&self, stmts: &[Stmt]) -> Vec<Doc> {
@@ -316,25 +261,14 @@ impl TirPrinter {
     fn stmt(&self, s: &Stmt) -> Doc {
         match &s.kind {
             StmtKind::For { .. } => self.for_loop(s),
-            StmtKind::BufferStore {
-                buffer,
-                indices,
-                value,
-            } => {
+            StmtKind::BufferStore { buffer, indices, value } => {
                 let lhs = self.scalar(|sp| self.access(buffer, indices, sp));
-                lhs.append(txt(" = "))
-                    .append(self.coerced(value, buffer.dtype()))
+                lhs.append(txt(" = ")).append(self.coerced(value, buffer.dtype()))
             }
-            StmtKind::IfThenElse {
-                cond,
-                then_body,
-                else_body,
-            } => {
+            StmtKind::IfThenElse { cond, then_body, else_body } => {
                 let mut d = block(txt("if ").append(self.expr(cond)), self.stmts(then_body));
                 if !else_body.is_empty() {
-                    d = d
-                        .append(RcDoc::hardline())
-                        .append(block(txt("else"), self.stmts(else_body)));
+                    d = d.append(RcDoc::hardline()).append(block(txt("else"), self.stmts(else_body)));
                 }
                 d
             }
@@ -356,16 +290,7 @@ impl TirPrinter {
         let mut chain: Vec<(&PrimVar, &TirExpr, &TirExpr)> = Vec::new();
         let mut cur = s;
         let body = loop {
-            let StmtKind::For {
-                var,
-                begin,
-                end,
-                kind,
-                body,
-            } = &cur.kind
-            else {
-                unreachable!("a loop")
-            };
+            let StmtKind::For { var, begin, end, kind, body } = &cur.kind else { unreachable!("a loop") };
             let gridable = *kind == ForKind::Serial
                 && is_zero_of(begin, end.dtype())
                 && !end.vars_any(&chain.iter().map(|c| c.0.id()).collect::<Vec<_>>());
@@ -377,34 +302,18 @@ impl TirPrinter {
                 break body.as_slice();
             }
             match body.as_slice() {
-                [inner @ Stmt {
-                    kind: StmtKind::For { .. },
-                    ..
-                }] => cur = inner,
+                [inner @ Stmt { kind: StmtKind::For { .. }, .. }] => cur = inner,
                 _ => break body.as_slice(),
             }
         };
         for (v, b, e) in &chain {
-            self.loops
-                .borrow_mut()
-                .insert(v.id(), ((*b).clone(), (*e).clone()));
+            self.loops.borrow_mut().insert(v.id(), ((*b).clone(), (*e).clone()));
         }
-        let vars: Vec<String> = chain
-            .iter()
-            .map(|(v, ..)| self.names.borrow_mut().prim(v))
-            .collect();
+        let vars: Vec<String> = chain.iter().map(|(v, ..)| self.names.borrow_mut().prim(v)).collect();
         let iter = if chain.len() > 1 {
-            call(
-                "T.grid",
-                chain.iter().map(|(_, _, e)| self.expr(e)).collect(),
-            )
+            call("T.grid", chain.iter().map(|(_, _, e)| self.expr(e)).collect())
         } else {
-            let StmtKind::For {
-                begin, end, kind, ..
-            } = &s.kind
-            else {
-                unreachable!("a loop")
-            };
+            let StmtKind::For { begin, end, kind, .. } = &s.kind else { unreachable!("a loop") };
             let f = match kind {
                 ForKind::Serial => "range",
                 ForKind::Parallel => "T.parallel",
@@ -438,9 +347,7 @@ impl TirPrinter {
                 }
             })
             .collect();
-        txt(format!("{name}["))
-            .append(RcDoc::intersperse(dims, txt(", ")))
-            .append(txt("]"))
+        txt(format!("{name}[")).append(RcDoc::intersperse(dims, txt(", "))).append(txt("]"))
     }
 
     fn block(&self, b: &Block) -> Doc {
@@ -453,39 +360,19 @@ impl TirPrinter {
                 TirExprKind::Var(lv) => {
                     seen.insert(lv.id())
                         && lv.dtype() == iv.var.dtype()
-                        && loops
-                            .get(&lv.id())
-                            .is_some_and(|(lb, le)| *lb == iv.begin && *le == iv.end)
+                        && loops.get(&lv.id()).is_some_and(|(lb, le)| *lb == iv.begin && *le == iv.end)
                 }
                 _ => false,
             });
         if remap {
-            let names: Vec<String> = b
-                .iter_vars
-                .iter()
-                .map(|iv| self.names.borrow_mut().prim(&iv.var))
-                .collect();
-            let kinds: String = b
-                .iter_vars
-                .iter()
-                .map(|iv| {
-                    if iv.kind == IterKind::Spatial {
-                        'S'
-                    } else {
-                        'R'
-                    }
-                })
-                .collect();
-            let bindings = list(
-                b.iter_vars
-                    .iter()
-                    .map(|iv| self.expr(&iv.binding))
-                    .collect(),
+            let names: Vec<String> = b.iter_vars.iter().map(|iv| self.names.borrow_mut().prim(&iv.var)).collect();
+            let kinds: String =
+                b.iter_vars.iter().map(|iv| if iv.kind == IterKind::Spatial { 'S' } else { 'R' }).collect();
+            let bindings = list(b.iter_vars.iter().map(|iv| self.expr(&iv.binding)).collect());
+            body.push(
+                txt(format!("{} = ", names.join(", ")))
+                    .append(call("T.axis.remap", vec![txt(string_lit(&kinds)), bindings])),
             );
-            body.push(txt(format!("{} = ", names.join(", "))).append(call(
-                "T.axis.remap",
-                vec![txt(string_lit(&kinds)), bindings],
-            )));
         } else {
             for iv in &b.iter_vars {
                 let n = self.names.borrow_mut().prim(&iv.var);
@@ -495,30 +382,18 @@ impl TirPrinter {
                 } else {
                     tuple(vec![self.coerced(&iv.begin, dt), self.coerced(&iv.end, dt)])
                 };
-                let f = if iv.kind == IterKind::Spatial {
-                    "T.axis.spatial"
-                } else {
-                    "T.axis.reduce"
-                };
-                body.push(
-                    txt(format!("{n} = ")).append(call(f, vec![dom, self.expr(&iv.binding)])),
-                );
+                let f = if iv.kind == IterKind::Spatial { "T.axis.spatial" } else { "T.axis.reduce" };
+                body.push(txt(format!("{n} = ")).append(call(f, vec![dom, self.expr(&iv.binding)])));
             }
         }
         if let Some(p) = &b.predicate {
             body.push(call("T.where", vec![self.expr(p)]));
         }
         if !b.reads.is_empty() {
-            body.push(call(
-                "T.reads",
-                b.reads.iter().map(|r| self.region(r)).collect(),
-            ));
+            body.push(call("T.reads", b.reads.iter().map(|r| self.region(r)).collect()));
         }
         if !b.writes.is_empty() {
-            body.push(call(
-                "T.writes",
-                b.writes.iter().map(|r| self.region(r)).collect(),
-            ));
+            body.push(call("T.writes", b.writes.iter().map(|r| self.region(r)).collect()));
         }
         if let Some(init) = &b.init {
             body.push(block(txt("with T.init()"), self.stmts(init)));
@@ -535,14 +410,7 @@ impl VarsAny for TirExpr {
     fn vars_any(&self, ids: &[u64]) -> bool {
         let mut refs = Vec::new();
         let mut bound = HashSet::new();
-        collect(
-            &[Stmt {
-                kind: StmtKind::Evaluate(self.clone()),
-                span: self.span,
-            }],
-            &mut bound,
-            &mut refs,
-        );
+        collect(&[Stmt { kind: StmtKind::Evaluate(self.clone()), span: self.span }], &mut bound, &mut refs);
         refs.iter().any(|v| ids.contains(&v.id()))
     }
 }
