@@ -231,10 +231,9 @@ fn check(input: Input) -> TestResult {
     };
     let src = String::from_utf8_lossy(&bytes);
     match parse_module(&src) {
-        Ok(m) => match {
+        Ok(m) => match check_round_trip(&m).inspect(|_| {
             PARSED.fetch_add(1, Ordering::Relaxed);
-            check_round_trip(&m)
-        } {
+        }) {
             Ok(_) => TestResult::passed(),
             Err(e) => TestResult::error(format!("a mutant parses but does not round-trip: {e}\n--- source\n{src}")),
         },

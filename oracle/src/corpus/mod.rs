@@ -42,7 +42,8 @@ const NEEDS_EVAL: &str = "needs evaluation (`oracle eval`), not built yet";
 
 /// Runs one corpus file.
 pub fn run_file(path: &Path) -> FileReport {
-    let mut report = FileReport { path: path.to_path_buf(), rules: Vec::new(), status: Status::Pass, expectations: Vec::new() };
+    let mut report =
+        FileReport { path: path.to_path_buf(), rules: Vec::new(), status: Status::Pass, expectations: Vec::new() };
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
@@ -69,7 +70,11 @@ pub fn run_file(path: &Path) -> FileReport {
                 let d = e.diagnostic();
                 let got_at = line_col(&src, d.span);
                 if code.as_ref().is_some_and(|c| *c != d.code) {
-                    Status::Fail(format!("expected a `{}` error, got: {}", code.as_deref().unwrap_or(""), e.render(&file_name, &src)))
+                    Status::Fail(format!(
+                        "expected a `{}` error, got: {}",
+                        code.as_deref().unwrap_or(""),
+                        e.render(&file_name, &src)
+                    ))
                 } else if at.is_some() && got_at != *at {
                     Status::Fail(format!(
                         "expected the error at {}, got it at {}: {}",
@@ -92,11 +97,13 @@ pub fn run_file(path: &Path) -> FileReport {
                     Ok(_) => Status::Skip(NEEDS_EVAL.into()),
                     Err(e) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
                 },
-                Expectation::RunValue { call, value } => match (parse_expr_in_module(m, call), parse_expr_in_module(m, value)) {
-                    (Ok(_), Ok(_)) => Status::Skip(NEEDS_EVAL.into()),
-                    (Err(e), _) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
-                    (_, Err(e)) => Status::Fail(format!("`expect: {value}` does not parse: {e}")),
-                },
+                Expectation::RunValue { call, value } => {
+                    match (parse_expr_in_module(m, call), parse_expr_in_module(m, value)) {
+                        (Ok(_), Ok(_)) => Status::Skip(NEEDS_EVAL.into()),
+                        (Err(e), _) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
+                        (_, Err(e)) => Status::Fail(format!("`expect: {value}` does not parse: {e}")),
+                    }
+                }
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },
         };

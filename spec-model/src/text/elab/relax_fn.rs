@@ -345,6 +345,13 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             if let Some(dtype) = shape_var_declaration(value) {
                 return declare_shape_var(ctx, name, dtype, s.span);
             }
+            // `cls = Module`, which TVM's printer emits: another name for the module.
+            if let PyExprKind::Name(m) = &value.kind {
+                if matches!(ctx.scopes.lookup(m), Some(Entity::Module)) {
+                    ctx.scopes.define(name, Entity::Module);
+                    return Ok(());
+                }
+            }
             binding(ctx, name, nspan, None, value, s.span, blocks, place)
         }
         PyStmtKind::AnnAssign { target, annotation, value } => {

@@ -374,9 +374,9 @@ impl<'c> Tir<'c> {
                 };
                 match name.as_str() {
                     "T.reads" | "T.writes" | "T.where" => {
-                        let Some(parts) = block.as_mut() else {
+                        if block.is_none() {
                             return Err(ParseError::syntax(format!("`{name}` belongs directly inside a block"), span));
-                        };
+                        }
                         if let Some(k) = keywords.first() {
                             return Err(ParseError::syntax(
                                 format!("`{name}` takes no keyword arguments"),
@@ -388,7 +388,9 @@ impl<'c> Tir<'c> {
                                 return Err(ParseError::syntax("`T.where` takes one condition", span));
                             };
                             let c = self.expr(c)?;
-                            block.as_mut().map(|p| p.predicate = Some(c));
+                            if let Some(p) = block.as_mut() {
+                                p.predicate = Some(c);
+                            }
                             return Ok(None);
                         }
                         let items: Vec<&PyExpr> = match args {
@@ -397,13 +399,10 @@ impl<'c> Tir<'c> {
                             }
                             _ => args.iter().collect(),
                         };
-                        let mut regions = Vec::new();
-                        for it in items {
-                            regions.push(self.region(it)?);
+                        let regions = items.into_iter().map(|it| self.region(it)).collect::<ParseResult<Vec<_>>>()?;
+                        if let Some(p) = block.as_mut() {
+                            if name == "T.reads" { &mut p.reads } else { &mut p.writes }.extend(regions);
                         }
-                        let _ = parts;
-                        let parts = block.as_mut().expect("checked above");
-                        if name == "T.reads" { &mut parts.reads } else { &mut parts.writes }.extend(regions);
                         return Ok(None);
                     }
                     "T.evaluate" => {

@@ -43,14 +43,9 @@ impl Names {
         }
         let stem = base.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_').to_string();
         let stem = if stem.is_empty() { base.clone() } else { stem };
-        (1..)
-            .map(|i| format!("{stem}_{i}"))
-            .find(|n| !self.taken.contains(n))
-            .map(|n| {
-                self.taken.insert(n.clone());
-                n
-            })
-            .unwrap_or(base)
+        let name = (1..).map(|i| format!("{stem}_{i}")).find(|n| !self.taken.contains(n)).unwrap_or(base);
+        self.taken.insert(name.clone());
+        name
     }
 
     pub fn var(&mut self, v: &Var) -> String {

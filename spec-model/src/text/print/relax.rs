@@ -16,6 +16,8 @@ pub(crate) struct RelaxPrinter {
     pub names: RefCell<Names>,
     /// Globals print as `f` (a file holding one function) or `cls.f` (a module).
     pub bare_globals: bool,
+    /// The module's class name, for the `cls = Module` line TVM's parser needs.
+    pub module_name: String,
 }
 
 const IMPORTS_MODULE: &str = "from tvm.script import ir as I";
@@ -30,7 +32,11 @@ pub(crate) fn module(m: &IRModule) -> Doc {
         .iter()
         .map(|(gv, f)| match f {
             BaseFunc::Relax(func) => {
-                let p = RelaxPrinter { names: RefCell::new(Names::new(reserved.clone())), bare_globals: standalone };
+                let p = RelaxPrinter {
+                    names: RefCell::new(Names::new(reserved.clone())),
+                    bare_globals: standalone,
+                    module_name: m.name.clone(),
+                };
                 p.global_function(&gv.name, func)
             }
             BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone()),
@@ -52,7 +58,7 @@ pub(crate) fn module(m: &IRModule) -> Doc {
 }
 
 fn fresh_printer() -> RelaxPrinter {
-    RelaxPrinter { names: RefCell::new(Names::new(Vec::new())), bare_globals: true }
+    RelaxPrinter { names: RefCell::new(Names::new(Vec::new())), bare_globals: true, module_name: String::new() }
 }
 
 pub(crate) fn standalone_expr(e: &Expr) -> Doc {
@@ -192,6 +198,13 @@ impl RelaxPrinter {
         let mut body = Vec::new();
         if !attrs.is_empty() {
             body.push(call("R.func_attr", vec![attr_dict(&attrs)]));
+        }
+        if global.is_some() && !self.bare_globals {
+            let mut uses_globals = false;
+            walk_expr(&f.body, &mut |e| uses_globals |= matches!(e.kind, ExprKind::GlobalVar(_)));
+            if uses_globals {
+                body.push(txt(format!("cls = {}", self.module_name)));
+            }
         }
         if global.is_some() {
             let mut in_body = Vec::new();

@@ -33,13 +33,16 @@ pub(crate) const P_MUL: u8 = 10;
 pub(crate) const P_UNARY: u8 = 11;
 pub(crate) const P_ATOM: u8 = 13;
 
+/// Prints the nodes only one of the languages has, returning the document and its precedence.
+pub(crate) type OtherPrinter<'p, E> = &'p dyn Fn(&E, &ScalarPrinter<'p, E>) -> (Doc, u8);
+
 /// Printing context: default literal dtypes and how to print names and the
 /// language-specific nodes.
 pub(crate) struct ScalarPrinter<'p, E> {
     pub int_default: DataType,
     pub float_default: DataType,
     pub var_name: &'p dyn Fn(&PrimVar) -> String,
-    pub other: &'p dyn Fn(&E, &ScalarPrinter<'p, E>) -> (Doc, u8),
+    pub other: OtherPrinter<'p, E>,
 }
 
 pub(crate) fn is_literal<E: Scalar>(e: &E) -> bool {

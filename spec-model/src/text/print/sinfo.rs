@@ -160,8 +160,10 @@ fn element(data: &TensorData, i: usize) -> String {
     if let TensorData::F16(v) = data {
         let x = v[i];
         if x.is_finite() {
+            // The exact value (65504.0) unless a shorter decimal reads back the same (0.1).
+            let exact = format!("{:?}", x.to_f32());
             if let Some(t) = shortest(x.to_f64(), |p| half::f16::from_f64(p).to_bits() == x.to_bits()) {
-                return t;
+                return if t.len() < exact.len() { t } else { exact };
             }
         }
     }

@@ -1,0 +1,88 @@
+//! The `oracle` binary: exit codes and output of `fmt`, `parse` and `test`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn oracle(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the oracle binary runs");
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+const GOOD: &str = "@R.function\ndef main(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n    y = R.add(x, x)\n    return y\n";
+const BAD: &str = "@R.function\ndef main(x: R.Tensor((2,), \"float32\")):\n    y = R.add(x, q)\n    return y\n";
+
+#[test]
+fn fmt_reads_stdin_and_prints_the_canonical_form() {
+    let out = oracle(&["fmt", "-"], Some(GOOD));
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("y = R.add(x, x)"), "{text}");
+    // The canonical form is a fixed point.
+    let again = oracle(&["fmt", "-"], Some(&text));
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
+}
+
+#[test]
+fn parse_reports_ok_or_the_error_with_a_caret() {
+    let ok = oracle(&["parse", "-"], Some(GOOD));
+    assert!(ok.status.success());
+    assert!(String::from_utf8(ok.stdout).unwrap().starts_with("ok"));
+    let bad = oracle(&["parse", "-"], Some(BAD));
+    assert!(!bad.status.success());
+    let err = String::from_utf8(bad.stderr).unwrap();
+    assert!(
+        err.contains("error[name]: unknown name `q`") && err.contains("<stdin>:3:18") && err.contains('^'),
+        "{err}"
+    );
+    let fmt_bad = oracle(&["fmt", "-"], Some(BAD));
+    assert!(!fmt_bad.status.success() && fmt_bad.stdout.is_empty());
+}
+
+#[test]
+fn missing_files_are_errors_not_panics() {
+    for args in [&["fmt", "no/such.rx"][..], &["parse", "no/such.rx"], &["test", "no/such/dir"]] {
+        let out = oracle(args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8(out.stderr).unwrap().starts_with("error:"), "{args:?}");
+    }
+}
+
+#[test]
+fn test_runs_the_corpus_and_summarizes() {
+    let out = oracle(&["test", "--rules", "corpus/syntax"], None);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let summary = text.lines().last().unwrap();
+    let counts: Vec<usize> = summary.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(counts.len(), 3, "{summary}");
+    assert!(counts[0] >= 40 && counts[1] == 0, "{summary}");
+    assert!(text.contains("rule ") && text.contains("pass"), "{text}");
+}
+
+#[test]
+fn test_fails_on_a_failing_file() {
+    let dir = std::env::temp_dir().join(format!("oracle-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("wrong.rx"), format!("# ---\n# expect: parse-error\n# ---\n{GOOD}")).unwrap();
+    std::fs::write(dir.join("bad_meta.rx"), GOOD).unwrap();
+    let out = oracle(&["test", dir.to_str().unwrap()], None);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAIL") && text.contains("bad metadata") && text.ends_with("0 passed, 2 failed, 0 skipped\n"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
