@@ -12,7 +12,6 @@ mod relax_expr;
 mod relax_fn;
 pub(crate) mod sinfo;
 pub(crate) mod tir;
-pub(crate) use tir as tir_rules;
 
 use super::error::{ParseError, ParseResult};
 use super::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};

@@ -11,7 +11,7 @@ use crate::grammar::tir::{
     TirExprKind,
 };
 use crate::grammar::{AttrValue, DataType, PrimVar};
-use crate::text::elab::tir_rules::{TIR_FLOAT, TIR_INT};
+use crate::text::elab::tir::{TIR_FLOAT, TIR_INT};
 use pretty::RcDoc;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
