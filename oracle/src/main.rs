@@ -46,49 +46,37 @@ fn read_input(file: &PathBuf) -> Result<(String, String), String> {
     }
 }
 
+/// Reads and parses a file, or reports why not (on stderr) and fails.
+fn load(file: &PathBuf) -> Result<(String, spec_model::grammar::IRModule), ExitCode> {
+    let (name, src) = read_input(file).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    })?;
+    parse_module(&src).map(|m| (name.clone(), m)).map_err(|e| {
+        eprint!("{}", e.render(&name, &src));
+        ExitCode::FAILURE
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Fmt { file, width } => {
-            let (name, src) = match read_input(&file) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match parse_module(&src) {
-                Ok(m) => {
-                    print!("{}", print_module(&m, width.max(20)));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprint!("{}", e.render(&name, &src));
-                    ExitCode::FAILURE
-                }
+        Command::Fmt { file, width } => match load(&file) {
+            Ok((_, m)) => {
+                print!("{}", print_module(&m, width.max(20)));
+                ExitCode::SUCCESS
             }
-        }
-        Command::Parse { file } => {
-            let (name, src) = match read_input(&file) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match parse_module(&src) {
-                Ok(m) => {
-                    let relax = m.relax_functions().count();
-                    let tir = m.prim_funcs().count();
-                    println!("ok: {relax} Relax function(s), {tir} TIR function(s)");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprint!("{}", e.render(&name, &src));
-                    ExitCode::FAILURE
-                }
+            Err(code) => code,
+        },
+        Command::Parse { file } => match load(&file) {
+            Ok((_, m)) => {
+                let relax = m.relax_functions().count();
+                let tir = m.prim_funcs().count();
+                println!("ok: {relax} Relax function(s), {tir} TIR function(s)");
+                ExitCode::SUCCESS
             }
-        }
+            Err(code) => code,
+        },
         Command::Test { paths, rules } => {
             let files = match collect_files(&paths) {
                 Ok(f) => f,

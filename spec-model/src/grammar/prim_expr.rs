@@ -157,6 +157,15 @@ impl PrimBinOp {
     pub fn is_logical(self) -> bool {
         matches!(self, PrimBinOp::And | PrimBinOp::Or)
     }
+
+    /// TIR's result dtype: `bool` for comparisons and logic, else the operands' dtype.
+    pub fn result_dtype(self, operand: DataType) -> DataType {
+        if self.is_comparison() || self.is_logical() {
+            DataType::bool()
+        } else {
+            operand
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -238,13 +247,7 @@ impl PrimExpr {
         match &*self.kind {
             PrimExprKind::Var(v) => v.dtype(),
             PrimExprKind::IntImm { dtype, .. } | PrimExprKind::FloatImm { dtype, .. } => *dtype,
-            PrimExprKind::Binary { op, a, .. } => {
-                if op.is_comparison() || op.is_logical() {
-                    DataType::bool()
-                } else {
-                    a.dtype()
-                }
-            }
+            PrimExprKind::Binary { op, a, .. } => op.result_dtype(a.dtype()),
             PrimExprKind::Not(_) => DataType::bool(),
             PrimExprKind::Select { then_value, .. } => then_value.dtype(),
             PrimExprKind::Cast { dtype, .. } => *dtype,

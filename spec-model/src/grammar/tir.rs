@@ -192,13 +192,7 @@ impl TirExpr {
         match &*self.kind {
             TirExprKind::Var(v) => v.dtype(),
             TirExprKind::IntImm { dtype, .. } | TirExprKind::FloatImm { dtype, .. } => *dtype,
-            TirExprKind::Binary { op, a, .. } => {
-                if op.is_comparison() || op.is_logical() {
-                    DataType::bool()
-                } else {
-                    a.dtype()
-                }
-            }
+            TirExprKind::Binary { op, a, .. } => op.result_dtype(a.dtype()),
             TirExprKind::Not(_) => DataType::bool(),
             TirExprKind::Select { then_value, .. } => then_value.dtype(),
             TirExprKind::Cast { dtype, .. } => *dtype,

@@ -109,6 +109,60 @@ fn closest(name: &str, candidates: &[String]) -> Option<String> {
         .map(|(_, c)| c.clone())
 }
 
+/// The parts of a `def` statement.
+pub(crate) struct FnDef<'a> {
+    pub name: &'a str,
+    pub name_span: Span,
+    pub decorators: &'a [PyExpr],
+    pub params: &'a [crate::text::py_ast::Param],
+    pub returns: Option<&'a PyExpr>,
+    pub body: &'a [PyStmt],
+    pub span: Span,
+}
+
+impl<'a> FnDef<'a> {
+    pub(crate) fn of(s: &'a PyStmt) -> Option<FnDef<'a>> {
+        match &s.kind {
+            PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } => Some(FnDef {
+                name,
+                name_span: *name_span,
+                decorators,
+                params,
+                returns: returns.as_ref(),
+                body,
+                span: s.span,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The boolean options of the decorator named by one of `paths` (`@R.function(pure=False)`),
+    /// which must be the only decorator; options outside `allowed` are errors.
+    pub(crate) fn decorator_options(&self, paths: &[&str], allowed: &[&str]) -> ParseResult<HashMap<String, bool>> {
+        let shown = paths[0];
+        let Some(d) = self.decorators.iter().find(|d| decorator_is(d, paths)) else {
+            return Err(ParseError::syntax(format!("this function must be decorated with `@{shown}`"), self.name_span));
+        };
+        if let Some(other) = self.decorators.iter().find(|x| !std::ptr::eq(*x, d)) {
+            return Err(ParseError::syntax("unexpected decorator", other.span));
+        }
+        let mut out = HashMap::new();
+        if let PyExprKind::Call { args, keywords, .. } = &d.kind {
+            if let Some(a) = args.first() {
+                return Err(ParseError::syntax(format!("`@{shown}` takes keyword arguments only"), a.span));
+            }
+            for k in keywords {
+                if !allowed.contains(&k.name.as_str()) {
+                    return Err(ParseError::syntax(format!("`@{shown}` has no option `{}`", k.name), k.name_span)
+                        .with_note(format!("its options are: {}", allowed.join(", "))));
+                }
+                out.insert(k.name.clone(), attrs::expect_bool(&k.value, &format!("`{}`", k.name))?);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Is this expression a decorator naming `path` (`R.function` or `R.function(...)`)?
 pub(crate) fn decorator_is(d: &PyExpr, paths: &[&str]) -> bool {
     let target = match &d.kind {

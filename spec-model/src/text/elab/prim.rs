@@ -84,7 +84,7 @@ pub(crate) fn t_dtype(name: &str) -> Option<DataType> {
     DataType::parse(name).filter(|d| !d.is_void())
 }
 
-fn is_bare_literal(e: &PyExpr) -> bool {
+pub(crate) fn is_bare_literal(e: &PyExpr) -> bool {
     match &e.kind {
         PyExprKind::Int(_) | PyExprKind::Float(_) => true,
         PyExprKind::Unary { op: UnaryOp::Neg | UnaryOp::Pos, operand } => is_bare_literal(operand),
@@ -110,7 +110,7 @@ fn literal_expr(lit: Literal, dtype: DataType, span: Span) -> ParseResult<PrimEx
     ))
 }
 
-fn bare_literal(e: &PyExpr) -> ParseResult<Literal> {
+pub(crate) fn bare_literal(e: &PyExpr) -> ParseResult<Literal> {
     Ok(match super::attrs::number(e)? {
         super::attrs::Number::Int(i) => Literal::Int(i),
         super::attrs::Number::Float(f) => Literal::Float(f),
@@ -176,9 +176,70 @@ pub(crate) fn parse_string_dim(s: &str, span: Span) -> ParseResult<PyExpr> {
     Ok(inner)
 }
 
+/// The scalar binary operation `e` writes, if any: `a + b`, `a and b`, `a < b`,
+/// `T.min(a, b)`, `T.truncdiv(a, b)`, ... (shared by shape and TIR expressions).
+pub(crate) fn binary_form(e: &PyExpr) -> ParseResult<Option<(PrimBinOp, &PyExpr, &PyExpr)>> {
+    Ok(match &e.kind {
+        PyExprKind::Binary { op, left, right } => {
+            let op = match op {
+                BinOp::Add => PrimBinOp::Add,
+                BinOp::Sub => PrimBinOp::Sub,
+                BinOp::Mul => PrimBinOp::Mul,
+                BinOp::Div => PrimBinOp::Div,
+                BinOp::FloorDiv => PrimBinOp::FloorDiv,
+                BinOp::Mod => PrimBinOp::FloorMod,
+                _ => return Err(ParseError::syntax("this operator is not a scalar operation here", e.span)),
+            };
+            Some((op, left, right))
+        }
+        PyExprKind::BoolOp { op, left, right } => {
+            Some((if *op == BoolOp::And { PrimBinOp::And } else { PrimBinOp::Or }, left, right))
+        }
+        PyExprKind::Compare { op, left, right } => {
+            let op = match op {
+                CmpOp::Eq => PrimBinOp::Eq,
+                CmpOp::NotEq => PrimBinOp::Ne,
+                CmpOp::Lt => PrimBinOp::Lt,
+                CmpOp::LtE => PrimBinOp::Le,
+                CmpOp::Gt => PrimBinOp::Gt,
+                CmpOp::GtE => PrimBinOp::Ge,
+            };
+            Some((op, left, right))
+        }
+        PyExprKind::Call { func, args, keywords } => {
+            let name = func.dotted_name().unwrap_or_default();
+            let op = match name.as_str() {
+                "T.min" => PrimBinOp::Min,
+                "T.max" => PrimBinOp::Max,
+                "T.truncdiv" => PrimBinOp::Div,
+                "T.truncmod" => PrimBinOp::Mod,
+                "T.floordiv" => PrimBinOp::FloorDiv,
+                "T.floormod" => PrimBinOp::FloorMod,
+                _ => return Ok(None),
+            };
+            if let Some(k) = keywords.first() {
+                return Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), k.name_span));
+            }
+            match args.as_slice() {
+                [a, b] => Some((op, a, b)),
+                _ => {
+                    return Err(ParseError::syntax(
+                        format!("`{name}` takes 2 argument(s), {} given", args.len()),
+                        e.span,
+                    ))
+                }
+            }
+        }
+        _ => None,
+    })
+}
+
 /// Elaborates a shape expression.
 pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResult<PrimExpr> {
     let span = e.span;
+    if let Some((op, l, r)) = binary_form(e)? {
+        return binary(ctx, op, l, r, span, mode);
+    }
     let kind = match &e.kind {
         PyExprKind::Int(_) | PyExprKind::Float(_) => {
             let lit = bare_literal(e)?;
@@ -228,33 +289,6 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
             UnaryOp::Not => PrimExprKind::Not(prim_expr(ctx, operand, mode)?),
             UnaryOp::Invert => return Err(ParseError::syntax("`~` is not a shape operation", span)),
         },
-        PyExprKind::Binary { op, left, right } => {
-            let op = match op {
-                BinOp::Add => PrimBinOp::Add,
-                BinOp::Sub => PrimBinOp::Sub,
-                BinOp::Mul => PrimBinOp::Mul,
-                BinOp::Div => PrimBinOp::Div,
-                BinOp::FloorDiv => PrimBinOp::FloorDiv,
-                BinOp::Mod => PrimBinOp::FloorMod,
-                _ => return Err(ParseError::syntax("this operator is not a shape operation", span)),
-            };
-            return binary(ctx, op, left, right, span, mode);
-        }
-        PyExprKind::BoolOp { op, left, right } => {
-            let op = if *op == BoolOp::And { PrimBinOp::And } else { PrimBinOp::Or };
-            return binary(ctx, op, left, right, span, mode);
-        }
-        PyExprKind::Compare { op, left, right } => {
-            let op = match op {
-                CmpOp::Eq => PrimBinOp::Eq,
-                CmpOp::NotEq => PrimBinOp::Ne,
-                CmpOp::Lt => PrimBinOp::Lt,
-                CmpOp::LtE => PrimBinOp::Le,
-                CmpOp::Gt => PrimBinOp::Gt,
-                CmpOp::GtE => PrimBinOp::Ge,
-            };
-            return binary(ctx, op, left, right, span, mode);
-        }
         PyExprKind::Call { func, args, keywords } => {
             let name = func.dotted_name().unwrap_or_default();
             let Some(t) = name.strip_prefix("T.") else {
@@ -270,19 +304,6 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
                     Err(ParseError::syntax(format!("`{name}` takes {n} argument(s), {} given", args.len()), span))
                 }
             };
-            let binop = match t {
-                "min" => Some(PrimBinOp::Min),
-                "max" => Some(PrimBinOp::Max),
-                "truncdiv" => Some(PrimBinOp::Div),
-                "truncmod" => Some(PrimBinOp::Mod),
-                "floordiv" => Some(PrimBinOp::FloorDiv),
-                "floormod" => Some(PrimBinOp::FloorMod),
-                _ => None,
-            };
-            if let Some(op) = binop {
-                arity(2)?;
-                return binary(ctx, op, &args[0], &args[1], span, mode);
-            }
             match t {
                 "Select" => {
                     arity(3)?;

@@ -1,11 +1,11 @@
 //! Relax functions and their bodies: parameters, annotations, bindings,
 //! `with R.dataflow()`, `if`/`else`, nested functions, `R.func_attr`, `return`.
 
-use super::attrs::{attr_dict, expect_bool};
+use super::attrs::attr_dict;
 use super::prim::{parse_string_dim, prim_expr, t_dtype, NameMode};
 use super::relax_expr::expr;
 use super::sinfo::struct_info;
-use super::{decorator_is, Ctx, Entity};
+use super::{decorator_is, Ctx, Entity, FnDef};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If, PrimVar, SeqExpr,
@@ -13,7 +13,7 @@ use crate::grammar::{
 };
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{Param, PyExpr, PyExprKind, PyStmt, PyStmtKind};
+use crate::text::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -53,41 +53,18 @@ struct Decorator {
     private: bool,
 }
 
-fn relax_decorator(decorators: &[PyExpr], name_span: Span) -> ParseResult<Decorator> {
-    let mut out = Decorator { pure: None, private: false };
-    let Some(d) = decorators.iter().find(|d| decorator_is(d, super::RELAX_FUNCTION)) else {
-        return Err(ParseError::syntax("a Relax function must be decorated with `@R.function`", name_span));
-    };
-    if let Some(other) = decorators.iter().find(|x| !std::ptr::eq(*x, d)) {
-        return Err(ParseError::syntax("unexpected decorator", other.span));
-    }
-    if let PyExprKind::Call { args, keywords, .. } = &d.kind {
-        if let Some(a) = args.first() {
-            return Err(ParseError::syntax("`@R.function` takes keyword arguments only", a.span));
-        }
-        for k in keywords {
-            match k.name.as_str() {
-                "pure" => out.pure = Some(expect_bool(&k.value, "`pure`")?),
-                "private" => out.private = expect_bool(&k.value, "`private`")?,
-                _ => {
-                    return Err(ParseError::syntax(format!("`@R.function` has no option `{}`", k.name), k.name_span)
-                        .with_note("its options are `pure` and `private`"))
-                }
-            }
-        }
-    }
-    Ok(out)
+fn relax_decorator(def: &FnDef) -> ParseResult<Decorator> {
+    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private"])?;
+    Ok(Decorator { pure: opts.get("pure").copied(), private: opts.get("private").copied().unwrap_or(false) })
 }
 
 /// A function of the module: public (its `global_symbol` is its name) unless `private=True`.
 pub(crate) fn global_function(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<Function> {
-    let PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } = &def.kind else {
-        unreachable!("called on function definitions")
-    };
-    let dec = relax_decorator(decorators, *name_span)?;
-    let (mut f, _) = function(ctx, name, *name_span, &dec, params, returns.as_ref(), body, def.span, None)?;
+    let def = FnDef::of(def).expect("called on function definitions");
+    let dec = relax_decorator(&def)?;
+    let (mut f, _) = function(ctx, &def, &dec, None)?;
     if !dec.private && f.attrs.get("global_symbol").is_none() {
-        f.attrs.insert("global_symbol", AttrValue::Str(name.clone()));
+        f.attrs.insert("global_symbol", AttrValue::Str(def.name.to_string()));
     }
     Ok(f)
 }
@@ -128,38 +105,27 @@ fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
     }
 }
 
-/// Elaborates a function. `self_var` is `(name, dataflow)` for a local function
-/// bound by name; the returned variable is the one recursive calls used, if any.
-#[allow(clippy::too_many_arguments)]
+/// Elaborates a function. `self_var` is `Some(dataflow)` for a local function bound
+/// by name; the returned variable is the one recursive calls used, if any.
 fn function(
     ctx: &mut Ctx,
-    name: &str,
-    name_span: Span,
+    def: &FnDef,
     dec: &Decorator,
-    params: &[Param],
-    returns: Option<&PyExpr>,
-    body: &[PyStmt],
-    span: Span,
     self_var: Option<bool>,
 ) -> ParseResult<(Function, Option<Var>)> {
     ctx.scopes.push();
-    let r = function_in_scope(ctx, name, name_span, dec, params, returns, body, span, self_var);
+    let r = function_in_scope(ctx, def, dec, self_var);
     ctx.scopes.pop();
     r
 }
 
-#[allow(clippy::too_many_arguments)]
 fn function_in_scope(
     ctx: &mut Ctx,
-    name: &str,
-    name_span: Span,
+    def: &FnDef,
     dec: &Decorator,
-    params: &[Param],
-    returns: Option<&PyExpr>,
-    body: &[PyStmt],
-    span: Span,
     self_var: Option<bool>,
 ) -> ParseResult<(Function, Option<Var>)> {
+    let FnDef { name, name_span, params, returns, body, span, .. } = *def;
     // String dimensions anywhere in the signature introduce shape variables first,
     // so that any annotation may use them (TVMScript collects them the same way).
     let mut strings = Vec::new();
@@ -404,21 +370,21 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             }
             dataflow_block(ctx, body, s.span, blocks)
         }
-        PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } => {
-            check_not_reserved(name, *name_span)?;
-            if decorators.iter().any(|d| decorator_is(d, super::PRIM_FUNC)) {
+        PyStmtKind::FunctionDef { .. } => {
+            let def = FnDef::of(s).expect("a function definition");
+            check_not_reserved(def.name, def.name_span)?;
+            if def.decorators.iter().any(|d| decorator_is(d, super::PRIM_FUNC)) {
                 return Err(ParseError::syntax(
                     "a `@T.prim_func` cannot be defined inside a Relax function",
-                    *name_span,
+                    def.name_span,
                 ));
             }
-            let dec = relax_decorator(decorators, *name_span)?;
+            let dec = relax_decorator(&def)?;
             let dataflow = matches!(place, Place::Dataflow { output: false });
-            let (f, used_self) =
-                function(ctx, name, *name_span, &dec, params, returns.as_ref(), body, s.span, Some(dataflow))?;
-            let var = used_self.unwrap_or_else(|| new_var(name, None, *name_span, place));
+            let (f, used_self) = function(ctx, &def, &dec, Some(dataflow))?;
+            let var = used_self.unwrap_or_else(|| new_var(def.name, None, def.name_span, place));
             let value = Expr::new(ExprKind::Function(Rc::new(f)), s.span);
-            ctx.scopes.define(name, Entity::Relax(var.clone()));
+            ctx.scopes.define(def.name, Entity::Relax(var.clone()));
             blocks.current.push(Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }

@@ -4,10 +4,10 @@ use super::{bare, dtype_of, is_bare_literal, literal, Tir, TIR_FLOAT, TIR_INT};
 use crate::grammar::tir::{Buffer, Intrinsic, TirExpr, TirExprKind};
 use crate::grammar::{DataType, FloatLit, PrimBinOp};
 use crate::span::Span;
-use crate::text::elab::prim::{coerced_literal_dtype, t_dtype, typed_literal, Literal};
+use crate::text::elab::prim::{binary_form, coerced_literal_dtype, t_dtype, typed_literal, Literal};
 use crate::text::elab::Entity;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{BinOp, BoolOp, CmpOp, Keyword, PyExpr, PyExprKind, UnaryOp};
+use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, UnaryOp};
 
 impl<'c> Tir<'c> {
     /// Two expressions where a bare literal takes the other's dtype.
@@ -66,6 +66,10 @@ impl<'c> Tir<'c> {
 
     pub(super) fn expr(&mut self, e: &PyExpr) -> ParseResult<TirExpr> {
         let span = e.span;
+        if let Some((op, l, r)) = binary_form(e)? {
+            let (a, b) = self.pair(l, r)?;
+            return Ok(TirExpr::new(TirExprKind::Binary { op, a, b }, span));
+        }
         let kind = match &e.kind {
             PyExprKind::Int(_) | PyExprKind::Float(_) => {
                 let l = bare(e)?;
@@ -109,35 +113,6 @@ impl<'c> Tir<'c> {
                 UnaryOp::Not => TirExprKind::Not(self.expr(operand)?),
                 UnaryOp::Invert => return Err(ParseError::syntax("`~` is not supported in TIR here", span)),
             },
-            PyExprKind::Binary { op, left, right } => {
-                let op = match op {
-                    BinOp::Add => PrimBinOp::Add,
-                    BinOp::Sub => PrimBinOp::Sub,
-                    BinOp::Mul => PrimBinOp::Mul,
-                    BinOp::Div => PrimBinOp::Div,
-                    BinOp::FloorDiv => PrimBinOp::FloorDiv,
-                    BinOp::Mod => PrimBinOp::FloorMod,
-                    _ => return Err(ParseError::syntax("this operator is not supported in TIR here", span)),
-                };
-                let (a, b) = self.pair(left, right)?;
-                TirExprKind::Binary { op, a, b }
-            }
-            PyExprKind::BoolOp { op, left, right } => {
-                let (a, b) = self.pair(left, right)?;
-                TirExprKind::Binary { op: if *op == BoolOp::And { PrimBinOp::And } else { PrimBinOp::Or }, a, b }
-            }
-            PyExprKind::Compare { op, left, right } => {
-                let op = match op {
-                    CmpOp::Eq => PrimBinOp::Eq,
-                    CmpOp::NotEq => PrimBinOp::Ne,
-                    CmpOp::Lt => PrimBinOp::Lt,
-                    CmpOp::LtE => PrimBinOp::Le,
-                    CmpOp::Gt => PrimBinOp::Gt,
-                    CmpOp::GtE => PrimBinOp::Ge,
-                };
-                let (a, b) = self.pair(left, right)?;
-                TirExprKind::Binary { op, a, b }
-            }
             PyExprKind::Call { func, args, keywords } => return self.call(func, args, keywords, span),
             _ => return Err(ParseError::syntax(format!("{} is not a TIR expression", e.describe()), span)),
         };
@@ -165,20 +140,7 @@ impl<'c> Tir<'c> {
                 Err(ParseError::syntax(format!("`{name}` takes {n} argument(s), {} given", args.len()), span))
             }
         };
-        let binop = match t {
-            "min" => Some(PrimBinOp::Min),
-            "max" => Some(PrimBinOp::Max),
-            "truncdiv" => Some(PrimBinOp::Div),
-            "truncmod" => Some(PrimBinOp::Mod),
-            "floordiv" => Some(PrimBinOp::FloorDiv),
-            "floormod" => Some(PrimBinOp::FloorMod),
-            _ => None,
-        };
-        let kind = if let Some(op) = binop {
-            arity(2)?;
-            let (a, b) = self.pair(&args[0], &args[1])?;
-            TirExprKind::Binary { op, a, b }
-        } else if t == "Select" {
+        let kind = if t == "Select" {
             arity(3)?;
             TirExprKind::Select {
                 cond: self.expr(&args[0])?,

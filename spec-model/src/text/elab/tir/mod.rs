@@ -7,14 +7,14 @@
 mod expr;
 mod stmt;
 
-use super::attrs::{attr_dict, bind_args, expect_bool, expect_str};
-use super::prim::{parse_string_dim, t_dtype, Literal};
-use super::{decorator_is, Ctx, Entity};
+use super::attrs::{attr_dict, bind_args, expect_str};
+use super::prim::{bare_literal as bare, is_bare_literal, parse_string_dim, t_dtype, Literal};
+use super::{Ctx, Entity, FnDef};
 use crate::grammar::tir::{Buffer, BufferRegion, IterVar, PrimFunc, Stmt, TirExpr, TirExprKind, TirParam};
 use crate::grammar::{AttrValue, Attrs, DataType, FloatLit, PrimVar, TypeCode};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind, UnaryOp};
+use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use std::collections::HashMap;
 
 pub(crate) const TIR_INT: DataType = DataType::INT32;
@@ -37,28 +37,10 @@ struct BlockParts {
 }
 
 pub(crate) fn prim_func(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
-    let PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } = &def.kind else {
-        unreachable!("called on function definitions")
-    };
-    let mut private = false;
-    let d = decorators
-        .iter()
-        .find(|d| decorator_is(d, super::PRIM_FUNC))
-        .ok_or_else(|| ParseError::syntax("a TIR function must be decorated with `@T.prim_func`", *name_span))?;
-    if let Some(other) = decorators.iter().find(|x| !std::ptr::eq(*x, d)) {
-        return Err(ParseError::syntax("unexpected decorator", other.span));
-    }
-    if let PyExprKind::Call { args, keywords, .. } = &d.kind {
-        if let Some(a) = args.first() {
-            return Err(ParseError::syntax("`@T.prim_func` takes keyword arguments only", a.span));
-        }
-        for k in keywords {
-            match k.name.as_str() {
-                "private" => private = expect_bool(&k.value, "`private`")?,
-                _ => return Err(ParseError::syntax(format!("`@T.prim_func` has no option `{}`", k.name), k.name_span)),
-            }
-        }
-    }
+    let fndef = FnDef::of(def).expect("called on function definitions");
+    let opts = fndef.decorator_options(super::PRIM_FUNC, &["private"])?;
+    let FnDef { name, params, returns, body, .. } = fndef;
+    let private = opts.get("private").copied().unwrap_or(false);
     if let Some(r) = returns {
         return Err(ParseError::syntax("a TIR function here returns nothing; drop the `->` annotation", r.span));
     }
@@ -68,7 +50,7 @@ pub(crate) fn prim_func(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
     t.ctx.scopes.pop();
     let (params, body, mut attrs) = r?;
     if !private && attrs.get("global_symbol").is_none() {
-        attrs.insert("global_symbol", AttrValue::Str(name.clone()));
+        attrs.insert("global_symbol", AttrValue::Str(name.to_string()));
     }
     Ok(PrimFunc { params, body, attrs, span: def.span })
 }
@@ -88,14 +70,6 @@ fn shape_var_decl(e: &PyExpr) -> Option<DataType> {
     }
 }
 
-fn is_bare_literal(e: &PyExpr) -> bool {
-    match &e.kind {
-        PyExprKind::Int(_) | PyExprKind::Float(_) => true,
-        PyExprKind::Unary { op: UnaryOp::Neg | UnaryOp::Pos, operand } => is_bare_literal(operand),
-        _ => false,
-    }
-}
-
 fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
     Ok(TirExpr::new(
         match lit {
@@ -112,13 +86,6 @@ fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
         },
         span,
     ))
-}
-
-fn bare(e: &PyExpr) -> ParseResult<Literal> {
-    Ok(match super::attrs::number(e)? {
-        super::attrs::Number::Int(i) => Literal::Int(i),
-        super::attrs::Number::Float(f) => Literal::Float(f),
-    })
 }
 
 fn dtype_of(e: &PyExpr) -> ParseResult<DataType> {
