@@ -95,7 +95,12 @@ fn main() -> ExitCode {
                     }
                     Status::Fail(why) => {
                         fail += 1;
-                        println!("FAIL {}: {why}", r.path.display());
+                        // One line per file; details (a rendered diagnostic) indented under it.
+                        let mut lines = why.lines();
+                        println!("FAIL {}: {}", r.path.display(), lines.next().unwrap_or_default());
+                        for l in lines {
+                            println!("    | {l}");
+                        }
                     }
                     Status::Skip(why) => {
                         skip += 1;
