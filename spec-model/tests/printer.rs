@@ -385,3 +385,23 @@ fn narrow_widths_stay_valid() {
         spec_model::alpha::alpha_eq_module(&m, &again).unwrap();
     }
 }
+
+/// A hand-built constant whose data does not fill its shape prints a marker, not a panic.
+#[test]
+fn inconsistent_constant_does_not_panic() {
+    let a = NDArray { dtype: DataType::INT32, shape: vec![3, 2], data: TensorData::I32(vec![1, 2]) };
+    let v = Var::new("c", None, S);
+    let b = Binding::VarBinding { var: v.clone(), value: Expr::new(ExprKind::Constant(Rc::new(a)), S), span: S };
+    let block = BindingBlock { kind: BlockKind::Binding, bindings: vec![b], span: S };
+    let f = Function {
+        params: vec![],
+        body: seq(vec![block], Expr::var(&v)),
+        ret_struct_info: None,
+        attrs: Attrs::default(),
+        span: S,
+    };
+    let m = module(vec![("main", BaseFunc::Relax(Rc::new(public(f, "main"))))]);
+    let printed = print_module(&m, DEFAULT_WIDTH);
+    assert!(printed.contains("<constant with 2 elements for shape [3, 2]>"), "{printed}");
+    assert!(parse_module(&printed).is_err());
+}

@@ -202,6 +202,11 @@ pub(crate) fn constant(a: &NDArray) -> Doc {
         let stride: usize = a.shape[dim + 1..].iter().map(|d| *d as usize).product();
         list((0..n).map(|i| nested(a, dim + 1, offset + i * stride)).collect())
     }
+    let count = a.shape.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?));
+    if count != Some(a.data.len()) {
+        // Only an AST built by hand can break this invariant; say so instead of indexing out of range.
+        return txt(format!("<constant with {} elements for shape {:?}>", a.data.len(), a.shape));
+    }
     let mut args = vec![nested(a, 0, 0), txt(string_lit(&a.dtype.to_string()))];
     // `[]` says (0,): a zero before the last dimension hides the dimensions after it.
     if a.shape.len() > 1 && a.shape[..a.shape.len() - 1].contains(&0) {
