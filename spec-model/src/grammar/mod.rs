@@ -7,6 +7,7 @@ mod expr;
 mod module;
 mod ndarray;
 mod prim_expr;
+pub mod rewrite;
 mod struct_info;
 pub mod tir;
 mod ty;

@@ -70,13 +70,64 @@ impl Scopes {
     }
 }
 
+/// Names of one Relax function body, for Python's rule that a name assigned anywhere
+/// in a function is that function's own: a use not in scope refers to the binding of
+/// that name later in the body (or, failing that, the last one before it, whose scope
+/// has closed). Such programs break WF-1 or WF-3, and the checker says so with the
+/// rule; the parser only reports names no binding of the function gives.
+#[derive(Default)]
+pub(crate) struct FnFrame {
+    /// Every name the body binds (not counting nested functions' bodies).
+    names: std::collections::HashSet<String>,
+    /// Uses waiting for a later binding of their name.
+    pending: HashMap<String, Var>,
+    /// Provisional variable id -> the variable of the binding it turned out to mean.
+    subst: HashMap<u64, Var>,
+    last_bound: HashMap<String, Var>,
+}
+
 /// State shared while elaborating one module.
 pub(crate) struct Ctx {
     pub(crate) globals: HashMap<String, GlobalKind>,
     pub(crate) scopes: Scopes,
+    pub(crate) fn_frames: Vec<FnFrame>,
 }
 
 impl Ctx {
+    /// Starts a function body that binds `names`.
+    pub(crate) fn enter_function(&mut self, names: std::collections::HashSet<String>) {
+        self.fn_frames.push(FnFrame { names, ..FnFrame::default() });
+    }
+
+    /// Ends the innermost function body: the substitution that gives each use not in
+    /// scope the variable its name is bound to.
+    pub(crate) fn leave_function(&mut self) -> HashMap<u64, Var> {
+        let Some(mut f) = self.fn_frames.pop() else { return HashMap::new() };
+        for (name, provisional) in std::mem::take(&mut f.pending) {
+            if let Some(v) = f.last_bound.get(&name) {
+                f.subst.insert(provisional.id(), v.clone());
+            }
+        }
+        f.subst
+    }
+
+    /// The variable a name not in scope refers to, if a binding of an enclosing
+    /// function's body gives that name.
+    pub(crate) fn forward_ref(&mut self, name: &str, span: Span) -> Option<Var> {
+        let frame = self.fn_frames.iter_mut().rev().find(|f| f.names.contains(name))?;
+        Some(frame.pending.entry(name.to_string()).or_insert_with(|| Var::new(name, None, span)).clone())
+    }
+
+    /// Records that a binding of the current function body gives `name` the variable `var`.
+    pub(crate) fn bound(&mut self, name: &str, var: &Var) {
+        if let Some(f) = self.fn_frames.last_mut() {
+            if let Some(p) = f.pending.remove(name) {
+                f.subst.insert(p.id(), var.clone());
+            }
+            f.last_bound.insert(name.to_string(), var.clone());
+        }
+    }
+
     pub(crate) fn unknown_name(&self, name: &str, span: Span) -> ParseError {
         let mut err = ParseError::name(format!("unknown name `{name}`"), span).with_label("not defined here");
         if let Some(best) = closest(name, &self.scopes.visible_names()) {
@@ -269,7 +320,7 @@ fn elaborate_module(name: &str, class_name: Option<&str>, defs: &[&PyStmt], span
     if let Some(c) = class_name {
         base.insert(c.to_string(), Entity::Module);
     }
-    let mut ctx = Ctx { globals, scopes: Scopes::new(base) };
+    let mut ctx = Ctx { globals, scopes: Scopes::new(base), fn_frames: Vec::new() };
     let mut functions = Vec::new();
     for d in defs {
         let PyStmtKind::FunctionDef { name, .. } = &d.kind else {
@@ -298,7 +349,7 @@ pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseRe
     }
     base.insert("cls".to_string(), Entity::Module);
     base.insert(module.name.clone(), Entity::Module);
-    let mut ctx = Ctx { globals, scopes: Scopes::new(base) };
+    let mut ctx = Ctx { globals, scopes: Scopes::new(base), fn_frames: Vec::new() };
     ctx.scopes.push();
     relax_expr::standalone_expr(&mut ctx, e)
 }

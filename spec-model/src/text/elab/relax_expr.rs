@@ -58,7 +58,10 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
                 ))
             }
             Some(Entity::Buffer(_)) => return Err(ParseError::name(format!("`{n}` is a TIR buffer"), span)),
-            None => return Err(ctx.unknown_name(n, span)),
+            None => match ctx.forward_ref(n, span) {
+                Some(v) => ExprKind::Var(v),
+                None => return Err(ctx.unknown_name(n, span)),
+            },
         },
         PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Bool(_) => {
             ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?)

@@ -6,6 +6,7 @@ use super::prim::{parse_string_dim, prim_expr, t_dtype, NameMode};
 use super::relax_expr::expr;
 use super::sinfo::struct_info;
 use super::{decorator_is, Ctx, Entity, FnDef};
+use crate::grammar::rewrite::replace_var_uses;
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If, PrimVar, SeqExpr,
@@ -51,11 +52,18 @@ enum Place {
 struct Decorator {
     pure: Option<bool>,
     private: bool,
+    /// `seq_body=False` (an extension): the body is the returned expression itself,
+    /// not a `SeqExpr`, as the spec's grammar allows before normalization (NF-3).
+    seq_body: bool,
 }
 
 fn relax_decorator(def: &FnDef) -> ParseResult<Decorator> {
-    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private"])?;
-    Ok(Decorator { pure: opts.get("pure").copied(), private: opts.get("private").copied().unwrap_or(false) })
+    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private", "seq_body"])?;
+    Ok(Decorator {
+        pure: opts.get("pure").copied(),
+        private: opts.get("private").copied().unwrap_or(false),
+        seq_body: opts.get("seq_body").copied().unwrap_or(true),
+    })
 }
 
 /// A function of the module: public (its `global_symbol` is its name) unless `private=True`.
@@ -183,7 +191,12 @@ fn function_in_scope(
     if let Some(p) = dec.pure {
         attrs.insert("pure", AttrValue::Bool(p));
     }
-    let body = function_body(ctx, body, &mut attrs, name_span)?;
+    let mut names = std::collections::HashSet::new();
+    bound_names(body, &mut names);
+    ctx.enter_function(names);
+    let body = function_body(ctx, body, &mut attrs, name_span, dec.seq_body);
+    let subst = ctx.leave_function();
+    let body = replace_var_uses(&body?, &subst);
     let used_self = provisional.filter(|v| {
         let mut found = false;
         walk_expr(&body, &mut |e| found |= e.as_var() == Some(v));
@@ -199,12 +212,28 @@ fn check_not_reserved(name: &str, span: Span) -> ParseResult<()> {
     Ok(())
 }
 
-fn function_body(ctx: &mut Ctx, body: &[PyStmt], attrs: &mut Attrs, name_span: Span) -> ParseResult<Expr> {
+fn function_body(
+    ctx: &mut Ctx,
+    body: &[PyStmt],
+    attrs: &mut Attrs,
+    name_span: Span,
+    seq_body: bool,
+) -> ParseResult<Expr> {
     let mut blocks = Blocks::default();
     let mut result = None;
     for (i, s) in body.iter().enumerate() {
         if i == 0 && is_docstring(s) {
             continue;
+        }
+        let binds_nothing = matches!(&s.kind, PyStmtKind::Return(_))
+            || matches!(&s.kind, PyStmtKind::Expr(e) if is_call_to(e, "R.func_attr"))
+            || matches!(&s.kind, PyStmtKind::Assign { value, .. } if shape_var_declaration(value).is_some()
+                || matches!(&value.kind, PyExprKind::Name(m) if matches!(ctx.scopes.lookup(m), Some(Entity::Module))));
+        if !seq_body && !binds_nothing {
+            return Err(ParseError::syntax(
+                "with `seq_body=False` the body is one `return` (after attributes and shape-variable declarations)",
+                s.span,
+            ));
         }
         match &s.kind {
             PyStmtKind::Return(value) => {
@@ -224,8 +253,37 @@ fn function_body(ctx: &mut Ctx, body: &[PyStmt], attrs: &mut Attrs, name_span: S
         return Err(ParseError::syntax("a Relax function must end with `return`", name_span)
             .with_label("this function does not return"));
     };
+    if !seq_body {
+        return Ok(body_expr);
+    }
     let span = body_expr.span;
     Ok(Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: blocks.finish(), body: body_expr })), span))
+}
+
+/// The names a function body's statements bind (Python's function-local names),
+/// not counting the bodies of nested functions.
+fn bound_names(stmts: &[PyStmt], out: &mut std::collections::HashSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), .. }, value }
+                if shape_var_declaration(value).is_none() =>
+            {
+                out.insert(n.clone());
+            }
+            PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => {
+                out.insert(n.clone());
+            }
+            PyStmtKind::FunctionDef { name, .. } => {
+                out.insert(name.clone());
+            }
+            PyStmtKind::If { body, orelse, .. } => {
+                bound_names(body, out);
+                bound_names(orelse, out);
+            }
+            PyStmtKind::With { body, .. } => bound_names(body, out),
+            _ => {}
+        }
+    }
 }
 
 fn is_docstring(s: &PyStmt) -> bool {
@@ -357,8 +415,14 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             if let Some(t) = target {
                 return Err(ParseError::syntax("`with R.dataflow()` binds no name", t.span));
             }
+            if is_call_to(context, "R.seq_expr") {
+                return seq_expr_statement(ctx, context, body, s.span, blocks, place);
+            }
             if !is_call_to(context, "R.dataflow") {
-                return Err(ParseError::syntax("the only `with` block in Relax is `with R.dataflow():`", context.span));
+                return Err(ParseError::syntax(
+                    "a `with` block in Relax is `with R.dataflow():` (or the extension `with R.seq_expr():`)",
+                    context.span,
+                ));
             }
             if let PyExprKind::Call { args, keywords, .. } = &context.kind {
                 if !args.is_empty() || !keywords.is_empty() {
@@ -385,6 +449,7 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
             let var = used_self.unwrap_or_else(|| new_var(def.name, None, def.name_span, place));
             let value = Expr::new(ExprKind::Function(Rc::new(f)), s.span);
             ctx.scopes.define(def.name, Entity::Relax(var.clone()));
+            ctx.bound(def.name, &var);
             blocks.current.push(Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }
@@ -433,6 +498,7 @@ fn binding(
     };
     if let Some(var) = b.var() {
         ctx.scopes.define(name, Entity::Relax(var.clone()));
+        ctx.bound(name, var);
     }
     blocks.current.push(b);
     Ok(())
@@ -441,7 +507,12 @@ fn binding(
 /// The branch's statements as a `SeqExpr`. As in TVMScript, the branch's last
 /// statement assigns the `if`'s result: `y = e` makes `e` the branch's body;
 /// `y = R.match_cast(...)` stays a binding and its variable is the body.
-fn branch(ctx: &mut Ctx, stmts: &[PyStmt], if_span: Span) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
+fn branch(
+    ctx: &mut Ctx,
+    stmts: &[PyStmt],
+    if_span: Span,
+    what: &str,
+) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
     ctx.scopes.push();
     let r = (|| {
         let mut blocks = Blocks::default();
@@ -455,7 +526,7 @@ fn branch(ctx: &mut Ctx, stmts: &[PyStmt], if_span: Span) -> ParseResult<(Expr, 
         let last_span = stmts.last().map_or(if_span, |s| s.span);
         let no_result = || {
             ParseError::syntax(
-                "the last statement of an `if` branch must assign the `if`'s result, e.g. `y = ...`",
+                format!("the last statement of {what} must assign its result, e.g. `y = ...`"),
                 last_span,
             )
         };
@@ -498,8 +569,8 @@ fn if_statement(
             .with_note("both branches assign the `if`'s result variable"));
     }
     let cond = expr(ctx, test)?;
-    let (t, t_name, t_ann, t_span) = branch(ctx, body, span)?;
-    let (f, f_name, f_ann, f_span) = branch(ctx, orelse, span)?;
+    let (t, t_name, t_ann, t_span) = branch(ctx, body, span, "an `if` branch")?;
+    let (f, f_name, f_ann, f_span) = branch(ctx, orelse, span, "an `if` branch")?;
     if t_name != f_name {
         return Err(ParseError::syntax(
             format!("the branches of this `if` assign different results: `{t_name}` and `{f_name}`"),
@@ -519,7 +590,33 @@ fn if_statement(
     let var = new_var(&t_name, ann, t_span, place);
     let value = Expr::new(ExprKind::If(Box::new(If { cond, true_branch: t, false_branch: f })), span);
     ctx.scopes.define(&t_name, Entity::Relax(var.clone()));
+    ctx.bound(&t_name, &var);
     blocks.current.push(Binding::VarBinding { var, value, span });
+    Ok(())
+}
+
+/// `with R.seq_expr():` (an extension): a `SeqExpr` bound to the name its last
+/// statement assigns, read like an `if` branch. TVMScript cannot write a `SeqExpr`
+/// as a binding's value; the spec's grammar can, and normalization flattens it.
+fn seq_expr_statement(
+    ctx: &mut Ctx,
+    context: &PyExpr,
+    body: &[PyStmt],
+    span: Span,
+    blocks: &mut Blocks,
+    place: Place,
+) -> ParseResult<()> {
+    if let PyExprKind::Call { args, keywords, .. } = &context.kind {
+        if !args.is_empty() || !keywords.is_empty() {
+            return Err(ParseError::syntax("`R.seq_expr()` takes no arguments", context.span));
+        }
+    }
+    let (seq, name, ann, name_span) = branch(ctx, body, span, "a `with R.seq_expr():` block")?;
+    check_not_reserved(&name, name_span)?;
+    let var = new_var(&name, ann, name_span, place);
+    ctx.scopes.define(&name, Entity::Relax(var.clone()));
+    ctx.bound(&name, &var);
+    blocks.current.push(Binding::VarBinding { var, value: seq, span });
     Ok(())
 }
 
@@ -532,6 +629,7 @@ fn bound_name(s: &PyStmt) -> Option<&str> {
         PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => Some(n),
         PyStmtKind::FunctionDef { name, .. } => Some(name),
         PyStmtKind::If { body, .. } => body.last().and_then(bound_name),
+        PyStmtKind::With { context, body, .. } if is_call_to(context, "R.seq_expr") => body.last().and_then(bound_name),
         _ => None,
     }
 }

@@ -169,6 +169,9 @@ impl RelaxPrinter {
             attrs.remove("pure");
             options.push(format!("pure={}", if p { "True" } else { "False" }));
         }
+        if !matches!(f.body.kind, ExprKind::SeqExpr(_)) {
+            options.push("seq_body=False".into());
+        }
         if let Some(private) = global {
             if matches!(attrs.get("global_symbol"), Some(AttrValue::Str(s)) if s == name) {
                 attrs.remove("global_symbol");
@@ -289,34 +292,43 @@ impl RelaxPrinter {
                 self.function(&name, f, None)
             }
             ExprKind::If(i) => self.if_binding(var, i),
+            // `v = SeqExpr(...)`: the `with R.seq_expr():` extension.
+            ExprKind::SeqExpr(_) => {
+                self.names.borrow_mut().var(var);
+                block(txt("with R.seq_expr()"), self.branch_lines(var, value))
+            }
             _ => self.lhs(var).append(txt(" = ")).append(self.expr(value)),
         }
     }
 
+    /// The statements of an `if` branch or `with R.seq_expr():` block whose value is
+    /// `e`, ending in the assignment of `var`.
+    fn branch_lines(&self, var: &Var, e: &Expr) -> Vec<Doc> {
+        let ExprKind::SeqExpr(seq) = &e.kind else {
+            return vec![self.var_binding(var, e)];
+        };
+        // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
+        let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
+            !b.is_dataflow()
+                && matches!(b.bindings.last(), Some(Binding::MatchCast { var: Some(w), .. }) if seq.body.as_var() == Some(w))
+        });
+        if ends_in_match_cast {
+            if let Some(w) = seq.body.as_var() {
+                let name = self.names.borrow_mut().var(var);
+                self.names.borrow_mut().alias_var(w, &name);
+            }
+            return self.blocks(&seq.blocks);
+        }
+        let mut out = self.blocks(&seq.blocks);
+        out.push(self.var_binding(var, &seq.body));
+        out
+    }
+
     /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
     fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
-        let name = self.names.borrow_mut().var(var);
-        let branch = |e: &Expr| -> Vec<Doc> {
-            let ExprKind::SeqExpr(seq) = &e.kind else {
-                return vec![self.var_binding(var, e)];
-            };
-            // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
-            let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
-                !b.is_dataflow()
-                    && matches!(b.bindings.last(), Some(Binding::MatchCast { var: Some(w), .. }) if seq.body.as_var() == Some(w))
-            });
-            if ends_in_match_cast {
-                if let Some(w) = seq.body.as_var() {
-                    self.names.borrow_mut().alias_var(w, &name);
-                }
-                return self.blocks(&seq.blocks);
-            }
-            let mut out = self.blocks(&seq.blocks);
-            out.push(self.var_binding(var, &seq.body));
-            out
-        };
-        let t = branch(&i.true_branch);
-        let f = branch(&i.false_branch);
+        self.names.borrow_mut().var(var);
+        let t = self.branch_lines(var, &i.true_branch);
+        let f = self.branch_lines(var, &i.false_branch);
         block(txt("if ").append(self.expr(&i.cond)), t).append(RcDoc::hardline()).append(block(txt("else"), f))
     }
 
@@ -341,7 +353,7 @@ impl RelaxPrinter {
             ExprKind::StringImm(s) => call("R.str", vec![txt(string_lit(s))]),
             ExprKind::DataTypeImm(d) => call("R.dtype", vec![txt(string_lit(&d.to_string()))]),
             // Not expressible in TVMScript outside the places the printer handles.
-            ExprKind::SeqExpr(_) => txt("<SeqExpr outside a function body or branch>"),
+            ExprKind::SeqExpr(_) => txt("<SeqExpr not a function body, branch or binding value>"),
             ExprKind::Function(_) => txt("<Function outside a binding>"),
             ExprKind::If(_) => txt("<If outside a binding>"),
         }
