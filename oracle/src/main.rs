@@ -1,7 +1,8 @@
 //! The `oracle` command line.
 
 use clap::{Parser, Subcommand};
-use oracle::corpus::{by_rule, collect_files, run_file, Status};
+use oracle::check::{check_module, render_with_rule};
+use oracle::corpus::{by_rule, collect_files, run_file_with, Status};
 use spec_model::text::{parse_module, print_module, DEFAULT_WIDTH};
 use std::io::Read;
 use std::path::PathBuf;
@@ -25,6 +26,20 @@ enum Command {
     },
     /// Parse a `.rx` file and report `ok` or the first error.
     Parse { file: PathBuf },
+    /// Check a program: well-formedness, normalization, normal form. Errors exit non-zero.
+    Check {
+        file: PathBuf,
+        /// Also report where the program as written is not in normal form (NF-1..4).
+        #[arg(long)]
+        as_written: bool,
+    },
+    /// Print the normalized form of a well-formed program.
+    Normalize {
+        file: PathBuf,
+        /// Line width.
+        #[arg(long, default_value_t = DEFAULT_WIDTH)]
+        width: usize,
+    },
     /// Run the corpus files under the given paths by their metadata blocks.
     Test {
         #[arg(required = true)]
@@ -32,6 +47,9 @@ enum Command {
         /// Also print pass/fail/skip counts per rule ID.
         #[arg(long)]
         rules: bool,
+        /// Store the outputs of `expect: normal-form` files instead of comparing them.
+        #[arg(long)]
+        bless: bool,
     },
 }
 
@@ -46,30 +64,84 @@ fn read_input(file: &PathBuf) -> Result<(String, String), String> {
     }
 }
 
+/// A parsed file: its name, its text and its module.
+struct Loaded {
+    name: String,
+    src: String,
+    module: spec_model::grammar::IRModule,
+}
+
 /// Reads and parses a file, or reports why not (on stderr) and fails.
-fn load(file: &PathBuf) -> Result<(String, spec_model::grammar::IRModule), ExitCode> {
+fn load(file: &PathBuf) -> Result<Loaded, ExitCode> {
     let (name, src) = read_input(file).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::FAILURE
     })?;
-    parse_module(&src).map(|m| (name.clone(), m)).map_err(|e| {
-        eprint!("{}", e.render(&name, &src));
+    match parse_module(&src) {
+        Ok(module) => Ok(Loaded { name, src, module }),
+        Err(e) => {
+            eprint!("{}", e.render(&name, &src));
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Prints the diagnostics with their rules' summaries and a count; fails on errors.
+fn report(l: &Loaded, diagnostics: &[spec_model::diagnostic::Diagnostic]) -> ExitCode {
+    for d in diagnostics {
+        eprint!("{}", render_with_rule(d, &l.name, &l.src));
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = diagnostics.len() - errors;
+    if errors > 0 {
+        eprintln!("{}: {errors} error(s), {warnings} warning(s)", l.name);
         ExitCode::FAILURE
-    })
+    } else {
+        if warnings > 0 {
+            eprintln!("{}: {warnings} warning(s)", l.name);
+        }
+        ExitCode::SUCCESS
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Fmt { file, width } => match load(&file) {
-            Ok((_, m)) => {
-                print!("{}", print_module(&m, width.max(20)));
+            Ok(l) => {
+                print!("{}", print_module(&l.module, width.max(20)));
                 ExitCode::SUCCESS
             }
             Err(code) => code,
         },
+        Command::Check { file, as_written } => match load(&file) {
+            Ok(l) => {
+                let r = check_module(&l.module, as_written);
+                let code = report(&l, &r.diagnostics);
+                if code == ExitCode::SUCCESS {
+                    println!("ok: {} is well-formed and normalizes", l.name);
+                }
+                code
+            }
+            Err(code) => code,
+        },
+        Command::Normalize { file, width } => match load(&file) {
+            Ok(l) => {
+                let r = check_module(&l.module, false);
+                match (&r.normalized, r.has_errors()) {
+                    (Some(n), false) => {
+                        report(&l, &r.diagnostics);
+                        print!("{}", print_module(n, width.max(20)));
+                        ExitCode::SUCCESS
+                    }
+                    _ => report(&l, &r.diagnostics),
+                }
+            }
+            Err(code) => code,
+        },
         Command::Parse { file } => match load(&file) {
-            Ok((_, m)) => {
+            Ok(l) => {
+                let m = &l.module;
                 let relax = m.relax_functions().count();
                 let tir = m.prim_funcs().count();
                 println!("ok: {relax} Relax function(s), {tir} TIR function(s)");
@@ -77,7 +149,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Test { paths, rules } => {
+        Command::Test { paths, rules, bless } => {
             let files = match collect_files(&paths) {
                 Ok(f) => f,
                 Err(e) => {
@@ -85,7 +157,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let reports: Vec<_> = files.iter().map(|f| run_file(f)).collect();
+            let reports: Vec<_> = files.iter().map(|f| run_file_with(f, bless)).collect();
             let (mut pass, mut fail, mut skip) = (0, 0, 0);
             for r in &reports {
                 match &r.status {

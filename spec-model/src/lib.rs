@@ -6,7 +6,10 @@
 pub mod alpha;
 pub mod diagnostic;
 pub mod grammar;
+pub mod normal_form;
+pub mod rules;
 pub mod span;
 pub mod text;
+pub mod well_formed;
 
 pub use span::Span;

@@ -16,6 +16,11 @@ use std::fmt;
 pub enum Expectation {
     /// `expect: parse`: the file parses, and prints and re-parses to the same program.
     Parse,
+    /// `expect: valid`: static checking (as far as it is built) reports no error.
+    Valid,
+    /// `expect: normal-form`: normalizing gives exactly the text stored beside the file
+    /// (`FILE.normalized`), and is idempotent.
+    NormalForm,
     /// `expect: parse-error [syntax|name|limit] [at LINE:COL]`: parsing fails there.
     ParseError { code: Option<String>, at: Option<(usize, usize)> },
     /// `expect: invalid RULE`: static checking reports an error of that rule.
@@ -32,6 +37,8 @@ impl fmt::Display for Expectation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Expectation::Parse => write!(f, "parse"),
+            Expectation::Valid => write!(f, "valid"),
+            Expectation::NormalForm => write!(f, "normal-form"),
             Expectation::ParseError { code, at } => {
                 write!(f, "parse-error")?;
                 if let Some(c) = code {
@@ -139,6 +146,8 @@ fn static_expectation(value: &str) -> Result<Expectation, String> {
     let mut words = value.split_whitespace();
     match words.next() {
         Some("parse") if words.next().is_none() => Ok(Expectation::Parse),
+        Some("valid") if words.next().is_none() => Ok(Expectation::Valid),
+        Some("normal-form") if words.next().is_none() => Ok(Expectation::NormalForm),
         Some("parse-error") => {
             let mut code = None;
             let mut at = None;
@@ -158,7 +167,7 @@ fn static_expectation(value: &str) -> Result<Expectation, String> {
         Some("invalid") => Ok(Expectation::Invalid(words.next().ok_or("`invalid` needs a rule ID")?.to_string())),
         Some("warning") => Ok(Expectation::Warning(words.next().ok_or("`warning` needs a rule ID")?.to_string())),
         _ => Err(format!(
-            "`expect: {value}` needs a `run:` before it (static expectations are parse, parse-error, invalid RULE, warning RULE)"
+            "`expect: {value}` needs a `run:` before it (static expectations are parse, valid, normal-form, parse-error, invalid RULE, warning RULE)"
         )),
     }
 }

@@ -6,8 +6,12 @@ pub mod metadata;
 
 pub use metadata::{parse_metadata, Expectation, Metadata};
 
-use spec_model::diagnostic::line_col;
-use spec_model::text::{check_round_trip, parse_expr_in_module, parse_module};
+use crate::check::check_module;
+use spec_model::diagnostic::{line_col, Diagnostic};
+use spec_model::grammar::IRModule;
+use spec_model::normal_form::{check_normal_form, normalize};
+use spec_model::rules::is_checked;
+use spec_model::text::{check_round_trip, parse_expr_in_module, parse_module, print_module, DEFAULT_WIDTH};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -37,11 +41,79 @@ pub struct FileReport {
     pub expectations: Vec<(Expectation, Status)>,
 }
 
-const NEEDS_CHECKER: &str = "needs static checking (well-formedness, types, StructInfo), not built yet";
+const NEEDS_CHECKER: &str = "needs static checking of types and StructInfo, not built yet";
 const NEEDS_EVAL: &str = "needs evaluation (`oracle eval`), not built yet";
 
 /// Runs one corpus file.
 pub fn run_file(path: &Path) -> FileReport {
+    run_file_with(path, false)
+}
+
+/// The file holding the expected normalized form of `path` (`expect: normal-form`).
+pub fn normalized_path(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".normalized");
+    PathBuf::from(p)
+}
+
+fn codes(ds: &[Diagnostic]) -> String {
+    if ds.is_empty() {
+        return "none".into();
+    }
+    ds.iter().map(|d| format!("{d}")).collect::<Vec<_>>().join("; ")
+}
+
+/// `expect: invalid RULE` / `warning RULE`, for a rule the model checks. A normal-form
+/// rule is checked on the program as written (a parsed program is normalized before
+/// anything else, so "invalid NF-n" means "not in normal form as written").
+fn check_rule(m: &IRModule, rule: &str, want_error: bool) -> Status {
+    let ds = if rule.starts_with("NF-") { check_normal_form(m) } else { check_module(m, false).diagnostics };
+    let hit = ds.iter().any(|d| d.code == rule && d.is_error() == want_error);
+    if hit {
+        Status::Pass
+    } else {
+        let kind = if want_error { "an error" } else { "a warning" };
+        Status::Fail(format!("expected {kind} of rule {rule}; reported: {}", codes(&ds)))
+    }
+}
+
+fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Status {
+    let report = check_module(m, false);
+    let Some(n) = report.normalized else {
+        return Status::Fail(format!("does not normalize: {}", codes(&report.diagnostics)));
+    };
+    let errors: Vec<Diagnostic> = report.diagnostics.into_iter().filter(|d| d.is_error()).collect();
+    if !errors.is_empty() {
+        return Status::Fail(format!("the normalized program is not in normal form: {}", codes(&errors)));
+    }
+    let text = print_module(&n, DEFAULT_WIDTH);
+    let again = normalize(&n).map(|n2| print_module(&n2, DEFAULT_WIDTH));
+    if again.as_deref() != Ok(text.as_str()) {
+        return Status::Fail("normalizing the normalized program changes it (not idempotent)".into());
+    }
+    let expected_path = normalized_path(path);
+    if bless {
+        return match std::fs::write(&expected_path, &text) {
+            Ok(()) => Status::Pass,
+            Err(e) => Status::Fail(format!("cannot write {}: {e}", expected_path.display())),
+        };
+    }
+    match std::fs::read_to_string(&expected_path) {
+        Ok(expected) if expected == text => Status::Pass,
+        Ok(expected) => Status::Fail(format!(
+            "the normalized form differs from {}:\n--- expected\n{expected}--- got\n{text}",
+            expected_path.display()
+        )),
+        Err(_) => Status::Fail(format!(
+            "no expected output {}; run `oracle test --bless {}` to store it",
+            expected_path.display(),
+            path.display()
+        )),
+    }
+}
+
+/// Runs one corpus file; with `bless`, stores the outputs of `expect: normal-form`.
+pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
     let mut report =
         FileReport { path: path.to_path_buf(), rules: Vec::new(), status: Status::Pass, expectations: Vec::new() };
     let src = match std::fs::read_to_string(path) {
@@ -92,7 +164,19 @@ pub fn run_file(path: &Path) -> FileReport {
                     Ok(_) => Status::Pass,
                     Err(e) => Status::Fail(format!("round trip: {e}")),
                 },
+                Expectation::Invalid(rule) if is_checked(rule) => check_rule(m, rule, true),
+                Expectation::Warning(rule) if is_checked(rule) => check_rule(m, rule, false),
                 Expectation::Invalid(_) | Expectation::Warning(_) => Status::Skip(NEEDS_CHECKER.into()),
+                Expectation::Valid => {
+                    let report = check_module(m, false);
+                    let errors: Vec<Diagnostic> = report.diagnostics.into_iter().filter(|d| d.is_error()).collect();
+                    if errors.is_empty() {
+                        Status::Pass
+                    } else {
+                        Status::Fail(format!("expected no error; reported: {}", codes(&errors)))
+                    }
+                }
+                Expectation::NormalForm => check_normal_form_expectation(path, m, bless),
                 Expectation::RunError { call, .. } => match parse_expr_in_module(m, call) {
                     Ok(_) => Status::Skip(NEEDS_EVAL.into()),
                     Err(e) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
