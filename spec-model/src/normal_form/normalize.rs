@@ -174,14 +174,11 @@ impl Normalizer {
             }
             _ => e,
         };
+        // The body is evaluated after every block: what it needs bound goes in an
+        // ordinary block (a DataflowVar would be used outside its block, WF-1).
+        sc.switch_to(BlockKind::Binding);
         let body = self.rhs(body, &mut sc);
-        let body = if is_leaf(&body) {
-            body
-        } else {
-            // The body's variable must outlive the block, so it is an ordinary Var.
-            sc.switch_to(BlockKind::Binding);
-            self.bind_fresh(body, &mut sc)
-        };
+        let body = if is_leaf(&body) { body } else { self.bind_fresh(body, &mut sc) };
         let span = e.span;
         Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: sc.finish(), body })), span)
     }

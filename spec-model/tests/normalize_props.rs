@@ -1,0 +1,425 @@
+//! Properties of normalization, over random well-formed programs and over the corpus:
+//! the input is well-formed; `normalize` succeeds, its output is in normal form, still
+//! well-formed, a fixed point of `normalize`, and prints and re-parses to itself.
+
+use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use spec_model::alpha::alpha_eq_module;
+use spec_model::grammar::*;
+use spec_model::normal_form::{check_normal_form, normalize};
+use spec_model::text::{check_round_trip, parse_module, print_module, DEFAULT_WIDTH};
+use spec_model::well_formed::check_well_formed;
+use spec_model::Span;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// How many inputs were out of normal form (so the properties test the normalizer).
+static NOT_NORMAL: AtomicUsize = AtomicUsize::new(0);
+static CASES: AtomicUsize = AtomicUsize::new(0);
+
+const S: Span = Span::SYNTHETIC;
+
+fn call(op: &str, args: Vec<Expr>) -> Expr {
+    Expr::new(
+        ExprKind::Call(Box::new(Call {
+            op: Expr::new(ExprKind::Op(format!("relax.{op}")), S),
+            args,
+            sinfo_args: Vec::new(),
+            attrs: Attrs::default(),
+        })),
+        S,
+    )
+}
+
+fn seq(blocks: Vec<BindingBlock>, body: Expr) -> Expr {
+    Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks, body })), S)
+}
+
+fn block(kind: BlockKind, bindings: Vec<Binding>) -> BindingBlock {
+    BindingBlock { kind, bindings, span: S }
+}
+
+fn bind(v: &Var, e: Expr) -> Binding {
+    Binding::VarBinding { var: v.clone(), value: e, span: S }
+}
+
+/// Builds random well-formed programs over tensor parameters. `dataflow` marks a
+/// DataflowBlock context (no If, no nested ordinary blocks, no closures there).
+struct Builder<'g> {
+    g: &'g mut Gen,
+    names: usize,
+}
+
+impl Builder<'_> {
+    fn pick(&mut self, n: usize) -> usize {
+        usize::arbitrary(self.g) % n.max(1)
+    }
+
+    fn name(&mut self) -> String {
+        self.names += 1;
+        let stem = *self.g.choose(&["x", "lv", "gv", "t", "y"]).unwrap();
+        format!("{stem}{}", self.names % 4)
+    }
+
+    /// An expression over the variables in `scope`.
+    fn expr(&mut self, scope: &[Var], depth: u32, dataflow: bool) -> Expr {
+        let leaf = depth == 0 || self.pick(4) == 0;
+        if leaf || scope.is_empty() {
+            return match (self.pick(3), scope.is_empty()) {
+                (0, _) | (_, true) => Expr::new(
+                    ExprKind::Constant(Rc::new(
+                        NDArray::from_scalars(DataType::FLOAT32, vec![2], &[Scalar::Float(1.0), Scalar::Float(2.0)])
+                            .unwrap(),
+                    )),
+                    S,
+                ),
+                _ => Expr::var(&scope[self.pick(scope.len())]),
+            };
+        }
+        match self.pick(if dataflow { 5 } else { 8 }) {
+            0 | 1 => {
+                let op = *self.g.choose(&["add", "multiply", "subtract"]).unwrap();
+                let (a, b) = (self.expr(scope, depth - 1, dataflow), self.expr(scope, depth - 1, dataflow));
+                call(op, vec![a, b])
+            }
+            2 => call("negative", vec![self.expr(scope, depth - 1, dataflow)]),
+            3 => {
+                let t = Expr::new(
+                    ExprKind::Tuple(vec![self.expr(scope, depth - 1, dataflow), self.expr(scope, depth - 1, dataflow)]),
+                    S,
+                );
+                Expr::new(ExprKind::TupleGetItem { tuple_value: Box::new(t), index: self.pick(2) as i64 }, S)
+            }
+            4 => self.nested_seq(scope, depth - 1, dataflow),
+            5 => {
+                let cond = self.expr(scope, 0, false);
+                let t = self.branch(scope, depth - 1);
+                let f = self.branch(scope, depth - 1);
+                let i = Expr::new(ExprKind::If(Box::new(If { cond, true_branch: t, false_branch: f })), S);
+                // Branches give tensors; keep the condition a variable or constant as written.
+                i
+            }
+            6 => self.nested_seq(scope, depth - 1, false),
+            _ => {
+                // A closure applied right away: captures the outer scope.
+                let p = Var::new(self.name(), None, S);
+                let mut inner = scope.to_vec();
+                inner.push(p.clone());
+                let body = self.branch(&inner, depth - 1);
+                let f = Function { params: vec![p], body, ret_struct_info: None, attrs: Attrs::default(), span: S };
+                let arg = self.expr(scope, 0, false);
+                Expr::new(
+                    ExprKind::Call(Box::new(Call {
+                        op: Expr::new(ExprKind::Function(Rc::new(f)), S),
+                        args: vec![arg],
+                        sinfo_args: Vec::new(),
+                        attrs: Attrs::default(),
+                    })),
+                    S,
+                )
+            }
+        }
+    }
+
+    /// A function body or branch: a SeqExpr, or (not yet normal) a bare expression.
+    fn branch(&mut self, scope: &[Var], depth: u32) -> Expr {
+        if self.pick(3) == 0 {
+            self.expr(scope, depth, false)
+        } else {
+            self.seq_body(scope, depth)
+        }
+    }
+
+    /// A SeqExpr nested as a value. In a dataflow context it may hold only dataflow
+    /// bindings whose variables stay inside (its body is then an outer value).
+    fn nested_seq(&mut self, scope: &[Var], depth: u32, dataflow: bool) -> Expr {
+        if dataflow {
+            let e = self.expr(scope, depth, true);
+            return seq(Vec::new(), e);
+        }
+        self.seq_body(scope, depth)
+    }
+
+    fn seq_body(&mut self, scope: &[Var], depth: u32) -> Expr {
+        let mut scope = scope.to_vec();
+        let mut blocks = Vec::new();
+        for _ in 0..self.pick(3) {
+            if self.pick(2) == 0 {
+                let mut bs = Vec::new();
+                for _ in 0..1 + self.pick(3) {
+                    let e = self.expr(&scope, depth, false);
+                    let v = Var::new(self.name(), None, S);
+                    bs.push(bind(&v, e));
+                    scope.push(v);
+                }
+                blocks.push(block(BlockKind::Binding, bs));
+            } else {
+                // A dataflow block: DataflowVars visible only inside, some outputs.
+                let mut inner = scope.clone();
+                let mut bs = Vec::new();
+                for _ in 0..1 + self.pick(3) {
+                    let e = self.expr(&inner, depth, true);
+                    let output = self.pick(2) == 0;
+                    let v =
+                        if output { Var::new(self.name(), None, S) } else { Var::new_dataflow(self.name(), None, S) };
+                    bs.push(bind(&v, e));
+                    inner.push(v.clone());
+                    if output {
+                        scope.push(v);
+                    }
+                }
+                blocks.push(block(BlockKind::DataflowBlock, bs));
+            }
+        }
+        let body = self.expr(&scope, depth, false);
+        seq(blocks, body)
+    }
+
+    fn module(&mut self) -> IRModule {
+        let x = Var::new("x", None, S);
+        let c = Var::new("c", None, S);
+        let body = self.seq_body(&[x.clone(), c.clone()], 3);
+        let mut attrs = Attrs::default();
+        attrs.insert("global_symbol", AttrValue::Str("main".into()));
+        let f = Function { params: vec![x, c], body, ret_struct_info: None, attrs, span: S };
+        IRModule {
+            name: "Module".into(),
+            functions: vec![(GlobalVar::new("main"), BaseFunc::Relax(Rc::new(f)))],
+            span: S,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Seed(u64);
+impl Arbitrary for Seed {
+    fn arbitrary(g: &mut Gen) -> Seed {
+        Seed(u64::arbitrary(g))
+    }
+}
+
+/// The properties, on one well-formed module.
+fn properties(m: &IRModule, what: &str) -> Result<(), String> {
+    let wf = check_well_formed(m);
+    if !wf.is_empty() {
+        return Err(format!("{what}: the input is not well-formed: {wf:?}"));
+    }
+    CASES.fetch_add(1, Ordering::Relaxed);
+    if !check_normal_form(m).is_empty() {
+        NOT_NORMAL.fetch_add(1, Ordering::Relaxed);
+    }
+    let n = normalize(m).map_err(|e| format!("{what}: normalize failed: {e:?}"))?;
+    let nf = check_normal_form(&n);
+    if !nf.is_empty() {
+        return Err(format!("{what}: the output is not in normal form: {nf:?}\n{}", print_module(&n, DEFAULT_WIDTH)));
+    }
+    let wf = check_well_formed(&n);
+    if !wf.is_empty() {
+        return Err(format!(
+            "{what}: normalization broke well-formedness: {wf:?}\n{}",
+            print_module(&n, DEFAULT_WIDTH)
+        ));
+    }
+    let n2 = normalize(&n).map_err(|e| format!("{what}: normalize of the output failed: {e:?}"))?;
+    alpha_eq_module(&n, &n2).map_err(|e| format!("{what}: not idempotent: {e}"))?;
+    if print_module(&n, DEFAULT_WIDTH) != print_module(&n2, DEFAULT_WIDTH) {
+        return Err(format!("{what}: not idempotent in print"));
+    }
+    check_round_trip(&n).map_err(|e| format!("{what}: the normalized program does not round-trip: {e}"))?;
+    Ok(())
+}
+
+#[test]
+fn normalize_random_programs() {
+    fn prop(seed: Seed) -> TestResult {
+        let mut g = Gen::new(16);
+        // Derive the program from the seed so a failure reproduces from its `Seed`.
+        for _ in 0..(seed.0 % 97) {
+            let _ = u8::arbitrary(&mut g);
+        }
+        let m = Builder { g: &mut g, names: seed.0 as usize }.module();
+        match properties(&m, "random program") {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(format!("{e}\n--- program\n{}", print_module(&m, DEFAULT_WIDTH))),
+        }
+    }
+    QuickCheck::new().tests(1_500).quickcheck(prop as fn(Seed) -> TestResult);
+    assert_mostly_not_normal();
+}
+
+/// Most generated inputs must be out of normal form, or the test proves little.
+/// (The counters are shared by the tests of this file, which may run in parallel.)
+fn assert_mostly_not_normal() {
+    let (cases, not_normal) = (CASES.load(Ordering::Relaxed), NOT_NORMAL.load(Ordering::Relaxed));
+    println!("{not_normal} of {cases} inputs were not in normal form");
+    assert!(not_normal * 2 >= cases, "only {not_normal} of {cases} inputs were not in normal form");
+}
+
+/// Well-formed, normalizable corpus programs: (file name, source).
+fn corpus() -> &'static Vec<(String, String)> {
+    static CORPUS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        fn walk(dir: &Path, out: &mut Vec<(String, String)>) {
+            let Ok(entries) = std::fs::read_dir(dir) else { return };
+            let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for p in paths {
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rx") {
+                    let Ok(src) = std::fs::read_to_string(&p) else { continue };
+                    if let Ok(m) = parse_module(&src) {
+                        if check_well_formed(&m).is_empty() && normalize(&m).is_ok() {
+                            out.push((p.display().to_string(), src));
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus"), &mut out);
+        out
+    })
+}
+
+fn parsed(src: &str) -> IRModule {
+    parse_module(src).expect("corpus programs parse")
+}
+
+/// A transformation that keeps a program well-formed but takes it out of normal form.
+#[derive(Clone, Debug)]
+enum Denormalize {
+    /// Wrap the value of the k-th binding in a SeqExpr with no blocks.
+    WrapValue(usize),
+    /// Move the k-th ordinary binding's value into a nested SeqExpr that binds it first.
+    Nest(usize),
+}
+
+impl Arbitrary for Denormalize {
+    fn arbitrary(g: &mut Gen) -> Denormalize {
+        let k = usize::arbitrary(g);
+        if bool::arbitrary(g) {
+            Denormalize::WrapValue(k)
+        } else {
+            Denormalize::Nest(k)
+        }
+    }
+}
+
+fn denormalize(e: &Expr, t: &Denormalize, counter: &mut usize) -> Expr {
+    let kind = match &e.kind {
+        ExprKind::SeqExpr(s) => {
+            let blocks = s
+                .blocks
+                .iter()
+                .map(|b| BindingBlock {
+                    kind: b.kind,
+                    bindings: b
+                        .bindings
+                        .iter()
+                        .map(|x| {
+                            *counter += 1;
+                            let hit = match t {
+                                Denormalize::WrapValue(k) | Denormalize::Nest(k) => *counter == *k,
+                            };
+                            let value = denormalize(x.value(), t, counter);
+                            let value = match (hit, t, b.kind) {
+                                (true, Denormalize::WrapValue(_), _) => seq(Vec::new(), value),
+                                (true, Denormalize::Nest(_), BlockKind::Binding)
+                                    if !matches!(value.kind, ExprKind::Function(_)) =>
+                                {
+                                    let w = Var::new("nested", None, S);
+                                    seq(vec![block(BlockKind::Binding, vec![bind(&w, value)])], Expr::var(&w))
+                                }
+                                _ => value,
+                            };
+                            match x {
+                                Binding::VarBinding { var, span, .. } => {
+                                    Binding::VarBinding { var: var.clone(), value, span: *span }
+                                }
+                                Binding::MatchCast { var, struct_info, span, .. } => Binding::MatchCast {
+                                    var: var.clone(),
+                                    struct_info: struct_info.clone(),
+                                    value,
+                                    span: *span,
+                                },
+                            }
+                        })
+                        .collect(),
+                    span: b.span,
+                })
+                .collect();
+            ExprKind::SeqExpr(Box::new(SeqExpr { blocks, body: denormalize(&s.body, t, counter) }))
+        }
+        ExprKind::Function(f) => {
+            ExprKind::Function(Rc::new(Function { body: denormalize(&f.body, t, counter), ..(**f).clone() }))
+        }
+        ExprKind::If(i) => ExprKind::If(Box::new(If {
+            cond: i.cond.clone(),
+            true_branch: denormalize(&i.true_branch, t, counter),
+            false_branch: denormalize(&i.false_branch, t, counter),
+        })),
+        other => other.clone(),
+    };
+    Expr::new(kind, e.span)
+}
+
+#[test]
+fn normalize_corpus_programs_and_their_denormalizations() {
+    assert!(corpus().len() >= 50, "only {} well-formed corpus programs", corpus().len());
+    fn prop(pick: usize, ts: Vec<Denormalize>) -> TestResult {
+        let (name, src) = &corpus()[pick % corpus().len()];
+        let mut m = parsed(src);
+        // Count the bindings, so each transformation hits one that exists.
+        let total = {
+            let mut n = 0;
+            for (_, f) in m.relax_functions() {
+                spec_model::grammar::visit::walk_expr(&f.body, &mut |e| {
+                    if let ExprKind::SeqExpr(s) = &e.kind {
+                        n += s.blocks.iter().map(|b| b.bindings.len()).sum::<usize>();
+                    }
+                });
+            }
+            n.max(1)
+        };
+        for t in ts.iter().take(3) {
+            let t = match t {
+                Denormalize::WrapValue(k) => Denormalize::WrapValue(1 + k % total),
+                Denormalize::Nest(k) => Denormalize::Nest(1 + k % total),
+            };
+            let t = &t;
+            let mut counter = 0;
+            m.functions = m
+                .functions
+                .iter()
+                .map(|(gv, f)| match f {
+                    BaseFunc::Relax(func) => (
+                        gv.clone(),
+                        BaseFunc::Relax(Rc::new(Function {
+                            body: denormalize(&func.body, t, &mut counter),
+                            ..(**func).clone()
+                        })),
+                    ),
+                    other => (gv.clone(), other.clone()),
+                })
+                .collect();
+        }
+        match properties(&m, name) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
+        }
+    }
+    QuickCheck::new().tests(1_500).quickcheck(prop as fn(usize, Vec<Denormalize>) -> TestResult);
+    assert_mostly_not_normal();
+}
+
+/// `oracle normalize` is idempotent on every corpus file (all of them, not a sample).
+#[test]
+fn normalize_is_idempotent_on_every_corpus_file() {
+    for (name, src) in corpus() {
+        if let Err(e) = properties(&parsed(src), name) {
+            panic!("{e}");
+        }
+    }
+}
