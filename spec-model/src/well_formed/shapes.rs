@@ -82,7 +82,7 @@ impl Walk {
                         Role::Value => ("WF-5", "bind it with a parameter's annotation or a MatchCast before using it"),
                         _ => (unbound_rule, "not in scope at this annotation"),
                     };
-                    self.error(rule, format!("shape variable `{}` is used before it is bound", v.name()), d.span, why);
+                    self.error(rule, format!("shape variable `{}` is not bound here", v.name()), d.span, why);
                 }
             }
         }
