@@ -80,9 +80,11 @@ pub(crate) struct FnFrame {
     /// Every name the body binds (not counting nested functions' bodies).
     names: std::collections::HashSet<String>,
     /// Uses waiting for a later binding of their name.
-    pending: HashMap<String, Var>,
+    pending: HashMap<String, Vec<Var>>,
     /// Provisional variable id -> the variable of the binding it turned out to mean.
     subst: HashMap<u64, Var>,
+    /// Every provisional variable handed out, by id.
+    provisional: HashMap<u64, Var>,
     last_bound: HashMap<String, Var>,
 }
 
@@ -103,9 +105,11 @@ impl Ctx {
     /// scope the variable its name is bound to.
     pub(crate) fn leave_function(&mut self) -> HashMap<u64, Var> {
         let Some(mut f) = self.fn_frames.pop() else { return HashMap::new() };
-        for (name, provisional) in std::mem::take(&mut f.pending) {
+        for (name, provisionals) in std::mem::take(&mut f.pending) {
             if let Some(v) = f.last_bound.get(&name) {
-                f.subst.insert(provisional.id(), v.clone());
+                for p in provisionals {
+                    f.subst.insert(p.id(), v.clone());
+                }
             }
         }
         f.subst
@@ -115,16 +119,40 @@ impl Ctx {
     /// function's body gives that name.
     pub(crate) fn forward_ref(&mut self, name: &str, span: Span) -> Option<Var> {
         let frame = self.fn_frames.iter_mut().rev().find(|f| f.names.contains(name))?;
-        Some(frame.pending.entry(name.to_string()).or_insert_with(|| Var::new(name, None, span)).clone())
+        let waiting = frame.pending.entry(name.to_string()).or_default();
+        if waiting.is_empty() {
+            let v = Var::new(name, None, span);
+            frame.provisional.insert(v.id(), v.clone());
+            waiting.push(v);
+        }
+        waiting.last().cloned()
     }
 
     /// Records that a binding of the current function body gives `name` the variable `var`.
     pub(crate) fn bound(&mut self, name: &str, var: &Var) {
         if let Some(f) = self.fn_frames.last_mut() {
-            if let Some(p) = f.pending.remove(name) {
+            for p in f.pending.remove(name).unwrap_or_default() {
                 f.subst.insert(p.id(), var.clone());
             }
             f.last_bound.insert(name.to_string(), var.clone());
+        }
+    }
+
+    /// Takes back a binding of `name` that turned out not to be one (the last
+    /// assignment of an `if` branch, whose value becomes the branch's body): the uses
+    /// it resolved wait again for the next binding of the name.
+    pub(crate) fn unbound(&mut self, name: &str, var: &Var) {
+        if let Some(f) = self.fn_frames.last_mut() {
+            let resolved: Vec<u64> = f.subst.iter().filter(|(_, v)| v.id() == var.id()).map(|(k, _)| *k).collect();
+            for k in resolved {
+                f.subst.remove(&k);
+                if let Some(p) = f.provisional.get(&k) {
+                    f.pending.entry(name.to_string()).or_default().push(p.clone());
+                }
+            }
+            if f.last_bound.get(name).is_some_and(|v| v.id() == var.id()) {
+                f.last_bound.remove(name);
+            }
         }
     }
 

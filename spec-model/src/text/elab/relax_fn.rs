@@ -537,6 +537,8 @@ fn branch(
         let last = blocks.current.pop().ok_or_else(no_result)?;
         let (body, name, ann, span) = match last {
             Binding::VarBinding { var, value, span } => {
+                // Not a binding after all: its value is the branch's body.
+                ctx.unbound(var.name(), &var);
                 (value, var.name().to_string(), var.annotation().cloned(), span)
             }
             Binding::MatchCast { var: Some(var), struct_info, value, span } => {
