@@ -325,7 +325,12 @@ fn denormalize(e: &Expr, t: &Denormalize, counter: &mut usize) -> Expr {
                             };
                             let value = denormalize(x.value(), t, counter);
                             let value = match (hit, t, b.kind) {
-                                (true, Denormalize::WrapValue(_), _) => seq(Vec::new(), value),
+                                // A function's value stays a function (a recursive one may name its variable).
+                                (true, Denormalize::WrapValue(_), _)
+                                    if !matches!(value.kind, ExprKind::Function(_)) =>
+                                {
+                                    seq(Vec::new(), value)
+                                }
                                 (true, Denormalize::Nest(_), BlockKind::Binding)
                                     if !matches!(value.kind, ExprKind::Function(_)) =>
                                 {

@@ -18,6 +18,8 @@ pub enum Expectation {
     Parse,
     /// `expect: valid`: static checking (as far as it is built) reports no error.
     Valid,
+    /// `expect: in-normal-form`: the program as written meets NF-1..NF-4.
+    InNormalForm,
     /// `expect: normal-form`: normalizing gives exactly the text stored beside the file
     /// (`FILE.normalized`), and is idempotent.
     NormalForm,
@@ -38,6 +40,7 @@ impl fmt::Display for Expectation {
         match self {
             Expectation::Parse => write!(f, "parse"),
             Expectation::Valid => write!(f, "valid"),
+            Expectation::InNormalForm => write!(f, "in-normal-form"),
             Expectation::NormalForm => write!(f, "normal-form"),
             Expectation::ParseError { code, at } => {
                 write!(f, "parse-error")?;
@@ -147,6 +150,7 @@ fn static_expectation(value: &str) -> Result<Expectation, String> {
     match words.next() {
         Some("parse") if words.next().is_none() => Ok(Expectation::Parse),
         Some("valid") if words.next().is_none() => Ok(Expectation::Valid),
+        Some("in-normal-form") if words.next().is_none() => Ok(Expectation::InNormalForm),
         Some("normal-form") if words.next().is_none() => Ok(Expectation::NormalForm),
         Some("parse-error") => {
             let mut code = None;
@@ -167,7 +171,7 @@ fn static_expectation(value: &str) -> Result<Expectation, String> {
         Some("invalid") => Ok(Expectation::Invalid(words.next().ok_or("`invalid` needs a rule ID")?.to_string())),
         Some("warning") => Ok(Expectation::Warning(words.next().ok_or("`warning` needs a rule ID")?.to_string())),
         _ => Err(format!(
-            "`expect: {value}` needs a `run:` before it (static expectations are parse, valid, normal-form, parse-error, invalid RULE, warning RULE)"
+            "`expect: {value}` needs a `run:` before it (static expectations are parse, valid, in-normal-form, normal-form, parse-error, invalid RULE, warning RULE)"
         )),
     }
 }

@@ -177,6 +177,14 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
                     }
                 }
                 Expectation::NormalForm => check_normal_form_expectation(path, m, bless),
+                Expectation::InNormalForm => {
+                    let nf = check_normal_form(m);
+                    if nf.is_empty() {
+                        Status::Pass
+                    } else {
+                        Status::Fail(format!("not in normal form as written: {}", codes(&nf)))
+                    }
+                }
                 Expectation::RunError { call, .. } => match parse_expr_in_module(m, call) {
                     Ok(_) => Status::Skip(NEEDS_EVAL.into()),
                     Err(e) => Status::Fail(format!("`run: {call}` does not parse: {e}")),

@@ -156,7 +156,7 @@ impl Walk {
 
     fn function(&mut self, f: &Function, outer: &Scope) {
         // The signature binds every shape variable standing alone in a parameter's
-        // annotation, for the whole signature and body (proofs-notes, W-5).
+        // annotation, for the whole signature and body (proofs-notes/well-formedness.md, W-5).
         let mut sc = outer.clone();
         let mut bound = Vec::new();
         f.params.iter().filter_map(|p| p.annotation()).for_each(|a| bare_dims(a, &mut bound));

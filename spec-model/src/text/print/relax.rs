@@ -295,7 +295,7 @@ impl RelaxPrinter {
             // `v = SeqExpr(...)`: the `with R.seq_expr():` extension.
             ExprKind::SeqExpr(_) => {
                 self.names.borrow_mut().var(var);
-                block(txt("with R.seq_expr()"), self.branch_lines(var, value))
+                block(txt("with R.seq_expr()"), self.branch_lines(var, value, true))
             }
             _ => self.lhs(var).append(txt(" = ")).append(self.expr(value)),
         }
@@ -303,9 +303,9 @@ impl RelaxPrinter {
 
     /// The statements of an `if` branch or `with R.seq_expr():` block whose value is
     /// `e`, ending in the assignment of `var`.
-    fn branch_lines(&self, var: &Var, e: &Expr) -> Vec<Doc> {
+    fn branch_lines(&self, var: &Var, e: &Expr, annotate: bool) -> Vec<Doc> {
         let ExprKind::SeqExpr(seq) = &e.kind else {
-            return vec![self.var_binding(var, e)];
+            return vec![self.result_binding(var, e, annotate)];
         };
         // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
         let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
@@ -320,15 +320,30 @@ impl RelaxPrinter {
             return self.blocks(&seq.blocks);
         }
         let mut out = self.blocks(&seq.blocks);
-        out.push(self.var_binding(var, &seq.body));
+        out.push(self.result_binding(var, &seq.body, annotate));
         out
+    }
+
+    /// The last line of a branch, `v = body`, with `v`'s annotation only if `annotate`:
+    /// the parser takes the annotation from either branch, and one branch may not
+    /// see what the other's annotation names.
+    fn result_binding(&self, var: &Var, value: &Expr, annotate: bool) -> Doc {
+        match (&value.kind, annotate) {
+            (ExprKind::Function(_) | ExprKind::If(_) | ExprKind::SeqExpr(_), _) | (_, true) => {
+                self.var_binding(var, value)
+            }
+            _ => {
+                let name = self.names.borrow_mut().var(var);
+                txt(name).append(txt(" = ")).append(self.expr(value))
+            }
+        }
     }
 
     /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
     fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
         self.names.borrow_mut().var(var);
-        let t = self.branch_lines(var, &i.true_branch);
-        let f = self.branch_lines(var, &i.false_branch);
+        let t = self.branch_lines(var, &i.true_branch, true);
+        let f = self.branch_lines(var, &i.false_branch, false);
         block(txt("if ").append(self.expr(&i.cond)), t).append(RcDoc::hardline()).append(block(txt("else"), f))
     }
 
