@@ -71,6 +71,7 @@ const CASES: &[(&str, &str, usize, usize, &str)] = &[
     ("@R.function\ndef f(x):\n    y = x if x else x\n    return y\n", "syntax", 3, 11, "conditional expressions"),
     ("@R.function\ndef f(x):\n    y = cls.g(x)\n    return y\n", "name", 3, 9, "no function `g`"),
     ("def f(x):\n    return x\n", "syntax", 1, 5, "`@R.function` or `@T.prim_func`"),
+    ("@R.function\ndef f(x):\n    y = R(x, x)\n    return y\n", "syntax", 3, 9, "the Relax namespace"),
     ("x = 1\n", "syntax", 1, 1, "at the top level"),
     ("", "syntax", 1, 1, "defines no module"),
     (

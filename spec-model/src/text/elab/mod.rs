@@ -79,12 +79,12 @@ impl Scopes {
 pub(crate) struct FnFrame {
     /// Every name the body binds (not counting nested functions' bodies).
     names: std::collections::HashSet<String>,
-    /// Uses waiting for a later binding of their name.
-    pending: HashMap<String, Vec<Var>>,
+    /// Uses waiting for a later binding of their name, with the scope depth of the use.
+    pending: HashMap<String, Vec<(Var, usize)>>,
     /// Provisional variable id -> the variable of the binding it turned out to mean.
     subst: HashMap<u64, Var>,
-    /// Every provisional variable handed out, by id.
-    provisional: HashMap<u64, Var>,
+    /// Every provisional variable handed out, by id, with the scope depth of its use.
+    provisional: HashMap<u64, (Var, usize)>,
     last_bound: HashMap<String, Var>,
 }
 
@@ -107,7 +107,7 @@ impl Ctx {
         let Some(mut f) = self.fn_frames.pop() else { return HashMap::new() };
         for (name, provisionals) in std::mem::take(&mut f.pending) {
             if let Some(v) = f.last_bound.get(&name) {
-                for p in provisionals {
+                for (p, _) in provisionals {
                     f.subst.insert(p.id(), v.clone());
                 }
             }
@@ -118,21 +118,33 @@ impl Ctx {
     /// The variable a name not in scope refers to, if a binding of an enclosing
     /// function's body gives that name.
     pub(crate) fn forward_ref(&mut self, name: &str, span: Span) -> Option<Var> {
+        let depth = self.scopes.frames.len();
         let frame = self.fn_frames.iter_mut().rev().find(|f| f.names.contains(name))?;
         let waiting = frame.pending.entry(name.to_string()).or_default();
-        if waiting.is_empty() {
-            let v = Var::new(name, None, span);
-            frame.provisional.insert(v.id(), v.clone());
-            waiting.push(v);
+        if let Some((v, _)) = waiting.iter().find(|(_, d)| *d == depth) {
+            return Some(v.clone());
         }
-        waiting.last().cloned()
+        let v = Var::new(name, None, span);
+        frame.provisional.insert(v.id(), (v.clone(), depth));
+        waiting.push((v.clone(), depth));
+        Some(v)
     }
 
     /// Records that a binding of the current function body gives `name` the variable `var`.
     pub(crate) fn bound(&mut self, name: &str, var: &Var) {
+        // A use waits for a binding in its own scope or an enclosing one, not for one
+        // inside a nested scope (an `if` branch's) that it could never see.
+        let depth = self.scopes.frames.len();
         if let Some(f) = self.fn_frames.last_mut() {
-            for p in f.pending.remove(name).unwrap_or_default() {
-                f.subst.insert(p.id(), var.clone());
+            if let Some(waiting) = f.pending.get_mut(name) {
+                waiting.retain(|(p, d)| {
+                    if *d >= depth {
+                        f.subst.insert(p.id(), var.clone());
+                        false
+                    } else {
+                        true
+                    }
+                });
             }
             f.last_bound.insert(name.to_string(), var.clone());
         }

@@ -212,6 +212,7 @@ fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[K
         Some(["R", name]) if SINFO_NAMES.contains(name) => {
             Err(ParseError::syntax(format!("`R.{name}` is a StructInfo, not an expression"), span))
         }
+        Some(["R"]) => Err(ParseError::syntax("`R` is the Relax namespace, not a function", func.span)),
         Some(["R", rest @ ..]) => {
             let name = format!("relax.{}", rest.join("."));
             let callee = op(&rest.join("."), func.span);
