@@ -182,3 +182,64 @@ fn normalization_binds_innermost_first_left_to_right() {
         ["R.multiply", "R.negative", "R.subtract", "R.add"].iter().map(|op| printed.find(op).expect(op)).collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "evaluation order lost:\n{printed}");
 }
+
+/// Each normal-form criterion function reports its own rule, and only it, on the
+/// corpus programs written to break that criterion.
+#[test]
+fn each_nf_criterion_function_reports_its_rule() {
+    use spec_model::normal_form::CRITERIA as NF;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/wellformed");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let Some(n) = name.strip_prefix("nf").and_then(|r| r.chars().next()).and_then(|c| c.to_digit(10)) else {
+            continue;
+        };
+        let src = std::fs::read_to_string(&path).unwrap();
+        if !src.contains("expect: invalid NF-") {
+            continue;
+        }
+        let m = spec_model::text::parse_module(&src).unwrap();
+        for (id, check) in NF {
+            let expected = *id == format!("NF-{n}");
+            assert_eq!(!check(&m).is_empty(), expected, "{name}: criterion {id}");
+            assert!(check(&m).iter().all(|d| d.code == *id), "{name}: {id} reported another rule");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} NF corpus files");
+}
+
+/// Each well-formedness criterion function reports on exactly the corpus programs
+/// whose metadata expects that rule (no criterion fires on another criterion's files).
+#[test]
+fn each_wf_criterion_fires_exactly_where_expected() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files = Vec::new();
+    for sub in ["wellformed", "syntax", "normalize"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "rx") {
+                files.push(entry.path());
+            }
+        }
+    }
+    let mut checked = 0;
+    for path in files {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let Ok(m) = spec_model::text::parse_module(&src) else { continue };
+        let expected: Vec<&str> =
+            src.lines().filter_map(|l| l.strip_prefix("# expect: invalid ")).map(str::trim).collect();
+        let claims_valid = src.lines().any(|l| l.trim() == "# expect: valid");
+        for (id, check) in CRITERIA {
+            let fired = !check(&m).is_empty();
+            if expected.contains(id) {
+                assert!(fired, "{}: expected {id}", path.display());
+            } else if !expected.is_empty() || claims_valid {
+                assert!(!fired, "{}: {id} fired but the file expects {expected:?}", path.display());
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 200, "only {checked} corpus files");
+}

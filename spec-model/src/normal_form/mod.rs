@@ -51,6 +51,41 @@ pub fn check_normal_form(m: &IRModule) -> Vec<Diagnostic> {
     out
 }
 
+/// The violations of one criterion (the criteria share one walk over the program).
+fn criterion(m: &IRModule, rule: &str) -> Vec<Diagnostic> {
+    check_normal_form(m).into_iter().filter(|d| d.code == rule).collect()
+}
+
+/// NF-1: within a SeqExpr, a binding's value is a leaf expression or a non-leaf
+/// expression whose subexpressions are all leaves (and, as normalization makes it,
+/// a SeqExpr's body is a leaf).
+pub fn nf1_flat_binding_values(m: &IRModule) -> Vec<Diagnostic> {
+    criterion(m, "NF-1")
+}
+
+/// NF-2: SeqExprs appear only as the body of a Function or a branch of an If.
+pub fn nf2_seq_expr_positions(m: &IRModule) -> Vec<Diagnostic> {
+    criterion(m, "NF-2")
+}
+
+/// NF-3: the body of a Function and the branches of an If are SeqExprs.
+pub fn nf3_bodies_are_seq_exprs(m: &IRModule) -> Vec<Diagnostic> {
+    criterion(m, "NF-3")
+}
+
+/// NF-4: a SeqExpr's binding blocks are consolidated and none is empty.
+pub fn nf4_blocks_consolidated(m: &IRModule) -> Vec<Diagnostic> {
+    criterion(m, "NF-4")
+}
+
+/// Every normal-form criterion, in the spec's order.
+pub const CRITERIA: &[(&str, fn(&IRModule) -> Vec<Diagnostic>)] = &[
+    ("NF-1", nf1_flat_binding_values),
+    ("NF-2", nf2_seq_expr_positions),
+    ("NF-3", nf3_bodies_are_seq_exprs),
+    ("NF-4", nf4_blocks_consolidated),
+];
+
 fn describe(e: &Expr) -> &'static str {
     match &e.kind {
         ExprKind::Call(_) => "a call",
