@@ -79,7 +79,7 @@ pub fn nf4_blocks_consolidated(m: &IRModule) -> Vec<Diagnostic> {
 }
 
 /// Every normal-form criterion, in the spec's order.
-pub const CRITERIA: &[(&str, fn(&IRModule) -> Vec<Diagnostic>)] = &[
+pub const CRITERIA: &[crate::well_formed::Criterion] = &[
     ("NF-1", nf1_flat_binding_values),
     ("NF-2", nf2_seq_expr_positions),
     ("NF-3", nf3_bodies_are_seq_exprs),
