@@ -2,14 +2,15 @@
 //! the input is well-formed; `normalize` succeeds, its output is in normal form, still
 //! well-formed, a fixed point of `normalize`, and prints and re-parses to itself.
 
+mod common;
+
+use common::{bind, block, corpus_files, op_call as call, seq, S};
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use spec_model::alpha::alpha_eq_module;
 use spec_model::grammar::*;
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::text::{check_round_trip, parse_module, print_module, DEFAULT_WIDTH};
 use spec_model::well_formed::check_well_formed;
-use spec_model::Span;
-use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -17,32 +18,6 @@ use std::sync::OnceLock;
 /// How many inputs were out of normal form (so the properties test the normalizer).
 static NOT_NORMAL: AtomicUsize = AtomicUsize::new(0);
 static CASES: AtomicUsize = AtomicUsize::new(0);
-
-const S: Span = Span::SYNTHETIC;
-
-fn call(op: &str, args: Vec<Expr>) -> Expr {
-    Expr::new(
-        ExprKind::Call(Box::new(Call {
-            op: Expr::new(ExprKind::Op(format!("relax.{op}")), S),
-            args,
-            sinfo_args: Vec::new(),
-            attrs: Attrs::default(),
-        })),
-        S,
-    )
-}
-
-fn seq(blocks: Vec<BindingBlock>, body: Expr) -> Expr {
-    Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks, body })), S)
-}
-
-fn block(kind: BlockKind, bindings: Vec<Binding>) -> BindingBlock {
-    BindingBlock { kind, bindings, span: S }
-}
-
-fn bind(v: &Var, e: Expr) -> Binding {
-    Binding::VarBinding { var: v.clone(), value: e, span: S }
-}
 
 /// Builds random well-formed programs over tensor parameters. `dataflow` marks a
 /// DataflowBlock context (no If, no nested ordinary blocks, no closures there).
@@ -260,26 +235,13 @@ fn assert_mostly_not_normal() {
 fn corpus() -> &'static Vec<(String, String)> {
     static CORPUS: OnceLock<Vec<(String, String)>> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        fn walk(dir: &Path, out: &mut Vec<(String, String)>) {
-            let Ok(entries) = std::fs::read_dir(dir) else { return };
-            let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            paths.sort();
-            for p in paths {
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x == "rx") {
-                    let Ok(src) = std::fs::read_to_string(&p) else { continue };
-                    if let Ok(m) = parse_module(&src) {
-                        if check_well_formed(&m).is_empty() && normalize(&m).is_ok() {
-                            out.push((p.display().to_string(), src));
-                        }
-                    }
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus"), &mut out);
-        out
+        corpus_files("")
+            .into_iter()
+            .filter(|(_, src)| {
+                parse_module(src).is_ok_and(|m| check_well_formed(&m).is_empty() && normalize(&m).is_ok())
+            })
+            .map(|(p, src)| (p.display().to_string(), src))
+            .collect()
     })
 }
 

@@ -2,9 +2,11 @@
 //! either parse or give a diagnostic (which renders), and every mutant that parses
 //! also round-trips through the printer.
 
+mod common;
+
+use common::corpus_files;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use spec_model::text::{check_round_trip, parse_module};
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -17,22 +19,8 @@ const BUILTIN_SEEDS: &[&str] = &[include_str!("seeds/module.rx"), include_str!("
 fn seeds() -> &'static Vec<String> {
     static SEEDS: OnceLock<Vec<String>> = OnceLock::new();
     SEEDS.get_or_init(|| {
-        fn walk(dir: &Path, out: &mut Vec<String>) {
-            let Ok(entries) = std::fs::read_dir(dir) else { return };
-            let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            paths.sort();
-            for p in paths {
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x == "rx") {
-                    if let Ok(s) = std::fs::read_to_string(&p) {
-                        out.push(s);
-                    }
-                }
-            }
-        }
         let mut out: Vec<String> = BUILTIN_SEEDS.iter().map(|s| s.to_string()).collect();
-        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus"), &mut out);
+        out.extend(corpus_files("").into_iter().map(|(_, src)| src));
         out
     })
 }

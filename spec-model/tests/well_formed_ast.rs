@@ -1,45 +1,14 @@
 //! Well-formedness and normal-form violations that the `.rx` text cannot express
 //! (the parser never builds them), checked on ASTs built directly.
 
+mod common;
+
+use common::{bind, block, corpus_files, module_of, op_call, seq, S};
 use spec_model::diagnostic::Diagnostic;
 use spec_model::grammar::*;
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::well_formed::{check_well_formed, CRITERIA};
-use spec_model::Span;
 use std::rc::Rc;
-
-const S: Span = Span::SYNTHETIC;
-
-fn op_call(op: &str, args: Vec<Expr>) -> Expr {
-    Expr::new(
-        ExprKind::Call(Box::new(Call {
-            op: Expr::new(ExprKind::Op(format!("relax.{op}")), S),
-            args,
-            sinfo_args: Vec::new(),
-            attrs: Attrs::default(),
-        })),
-        S,
-    )
-}
-
-fn seq(blocks: Vec<BindingBlock>, body: Expr) -> Expr {
-    Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks, body })), S)
-}
-
-fn block(kind: BlockKind, bindings: Vec<Binding>) -> BindingBlock {
-    BindingBlock { kind, bindings, span: S }
-}
-
-fn bind(v: &Var, e: Expr) -> Binding {
-    Binding::VarBinding { var: v.clone(), value: e, span: S }
-}
-
-fn module_of(params: Vec<Var>, body: Expr) -> IRModule {
-    let mut attrs = Attrs::default();
-    attrs.insert("global_symbol", AttrValue::Str("main".into()));
-    let f = Function { params, body, ret_struct_info: None, attrs, span: S };
-    IRModule { name: "Module".into(), functions: vec![(GlobalVar::new("main"), BaseFunc::Relax(Rc::new(f)))], span: S }
-}
 
 fn codes(ds: &[Diagnostic]) -> Vec<String> {
     ds.iter().map(|d| d.code.clone()).collect()
@@ -188,15 +157,12 @@ fn normalization_binds_innermost_first_left_to_right() {
 #[test]
 fn each_nf_criterion_function_reports_its_rule() {
     use spec_model::normal_form::CRITERIA as NF;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/wellformed");
     let mut checked = 0;
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
+    for (path, src) in corpus_files("wellformed") {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let Some(n) = name.strip_prefix("nf").and_then(|r| r.chars().next()).and_then(|c| c.to_digit(10)) else {
             continue;
         };
-        let src = std::fs::read_to_string(&path).unwrap();
         if !src.contains("expect: invalid NF-") {
             continue;
         }
@@ -215,18 +181,8 @@ fn each_nf_criterion_function_reports_its_rule() {
 /// whose metadata expects that rule (no criterion fires on another criterion's files).
 #[test]
 fn each_wf_criterion_fires_exactly_where_expected() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let mut files = Vec::new();
-    for sub in ["wellformed", "syntax", "normalize"] {
-        for entry in std::fs::read_dir(dir.join(sub)).unwrap().flatten() {
-            if entry.path().extension().is_some_and(|e| e == "rx") {
-                files.push(entry.path());
-            }
-        }
-    }
     let mut checked = 0;
-    for path in files {
-        let src = std::fs::read_to_string(&path).unwrap();
+    for (path, src) in corpus_files("") {
         let Ok(m) = spec_model::text::parse_module(&src) else { continue };
         let expected: Vec<&str> =
             src.lines().filter_map(|l| l.strip_prefix("# expect: invalid ")).map(str::trim).collect();

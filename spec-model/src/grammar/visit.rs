@@ -1,11 +1,22 @@
 //! Pre-order traversal of Relax expressions (bindings, branches and nested
 //! function bodies included).
 
-use super::{Binding, Expr, ExprKind};
+use super::{Expr, ExprKind};
 
 /// Calls `f` on `e` and on every expression inside it, parents before children,
 /// left to right (the spec's evaluation order).
 pub fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    walk(e, f, true);
+}
+
+/// Like [`walk_expr`], without entering the bodies of nested functions (which run
+/// when called, not where they are defined).
+pub fn walk_expr_shallow(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    walk(e, f, false);
+}
+
+fn walk(e: &Expr, f: &mut dyn FnMut(&Expr), into_functions: bool) {
+    let go = |x: &Expr, f: &mut dyn FnMut(&Expr)| walk(x, f, into_functions);
     f(e);
     match &e.kind {
         ExprKind::Constant(_)
@@ -17,29 +28,27 @@ pub fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::PrimValue(_)
         | ExprKind::StringImm(_)
         | ExprKind::DataTypeImm(_) => {}
-        ExprKind::Tuple(fields) => fields.iter().for_each(|x| walk_expr(x, f)),
+        ExprKind::Tuple(fields) => fields.iter().for_each(|x| go(x, f)),
         ExprKind::SeqExpr(seq) => {
-            for block in &seq.blocks {
-                for b in &block.bindings {
-                    walk_binding(b, f);
-                }
+            for b in seq.blocks.iter().flat_map(|block| &block.bindings) {
+                go(b.value(), f);
             }
-            walk_expr(&seq.body, f);
+            go(&seq.body, f);
         }
-        ExprKind::Function(func) => walk_expr(&func.body, f),
+        ExprKind::Function(func) => {
+            if into_functions {
+                go(&func.body, f)
+            }
+        }
         ExprKind::If(i) => {
-            walk_expr(&i.cond, f);
-            walk_expr(&i.true_branch, f);
-            walk_expr(&i.false_branch, f);
+            go(&i.cond, f);
+            go(&i.true_branch, f);
+            go(&i.false_branch, f);
         }
         ExprKind::Call(c) => {
-            walk_expr(&c.op, f);
-            c.args.iter().for_each(|x| walk_expr(x, f));
+            go(&c.op, f);
+            c.args.iter().for_each(|x| go(x, f));
         }
-        ExprKind::TupleGetItem { tuple_value, .. } => walk_expr(tuple_value, f),
+        ExprKind::TupleGetItem { tuple_value, .. } => go(tuple_value, f),
     }
-}
-
-pub fn walk_binding(b: &Binding, f: &mut dyn FnMut(&Expr)) {
-    walk_expr(b.value(), f);
 }

@@ -7,6 +7,7 @@
 //! values (closures passed around) cannot be resolved statically and are not edges.
 
 use crate::diagnostic::Diagnostic;
+use crate::grammar::visit::walk_expr_shallow;
 use crate::grammar::{Binding, Expr, ExprKind, Function, IRModule};
 use crate::span::Span;
 use std::collections::HashMap;
@@ -35,31 +36,6 @@ struct CallGraph<'m> {
     recursive: Vec<bool>,
 }
 
-/// Calls `f` on `e` and its subexpressions, not entering nested function bodies.
-fn walk_shallow(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Tuple(fs) => fs.iter().for_each(|x| walk_shallow(x, f)),
-        ExprKind::SeqExpr(s) => {
-            for b in s.blocks.iter().flat_map(|b| &b.bindings) {
-                walk_shallow(b.value(), f);
-            }
-            walk_shallow(&s.body, f);
-        }
-        ExprKind::If(i) => {
-            walk_shallow(&i.cond, f);
-            walk_shallow(&i.true_branch, f);
-            walk_shallow(&i.false_branch, f);
-        }
-        ExprKind::Call(c) => {
-            walk_shallow(&c.op, f);
-            c.args.iter().for_each(|a| walk_shallow(a, f));
-        }
-        ExprKind::TupleGetItem { tuple_value, .. } => walk_shallow(tuple_value, f),
-        _ => {}
-    }
-}
-
 impl<'m> CallGraph<'m> {
     fn of(m: &'m IRModule) -> CallGraph<'m> {
         let mut nodes = Vec::new();
@@ -70,7 +46,7 @@ impl<'m> CallGraph<'m> {
         let index: HashMap<FnId, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i)).collect();
         for n in nodes.iter_mut() {
             let mut calls = Vec::new();
-            walk_shallow(&n.func.body, &mut |e| {
+            walk_expr_shallow(&n.func.body, &mut |e| {
                 if let ExprKind::Call(c) = &e.kind {
                     if let Some(target) = callee(&c.op) {
                         if index.contains_key(&target) {
@@ -200,10 +176,10 @@ pub fn wf6_dataflow_block_constructs(m: &IRModule) -> Vec<Diagnostic> {
     let g = CallGraph::of(m);
     let mut out = Vec::new();
     for (i, n) in g.nodes.iter().enumerate() {
-        walk_shallow(&n.func.body, &mut |e| {
+        walk_expr_shallow(&n.func.body, &mut |e| {
             let ExprKind::SeqExpr(s) = &e.kind else { return };
             for b in s.blocks.iter().filter(|b| b.is_dataflow()).flat_map(|b| &b.bindings) {
-                walk_shallow(b.value(), &mut |x| match &x.kind {
+                walk_expr_shallow(b.value(), &mut |x| match &x.kind {
                     ExprKind::If(_) => out.push(
                         Diagnostic::error("WF-6", "an If inside a DataflowBlock", x.span)
                             .with_label("DataflowBlocks are free of control flow"),
