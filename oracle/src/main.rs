@@ -26,12 +26,16 @@ enum Command {
     },
     /// Parse a `.rx` file and report `ok` or the first error.
     Parse { file: PathBuf },
-    /// Check a program: well-formedness, normalization, normal form. Errors exit non-zero.
+    /// Check a program: well-formedness, normalization, normal form, types and StructInfo.
+    /// Errors exit non-zero; warnings do not.
     Check {
         file: PathBuf,
         /// Also report where the program as written is not in normal form (NF-1..4).
         #[arg(long)]
         as_written: bool,
+        /// Print every function's FuncStructInfo and every binding's derived StructInfo.
+        #[arg(long)]
+        show_sinfo: bool,
     },
     /// Print the normalized form of a well-formed program.
     Normalize {
@@ -114,12 +118,18 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Check { file, as_written } => match load(&file) {
+        Command::Check { file, as_written, show_sinfo } => match load(&file) {
             Ok(l) => {
                 let r = check_module(&l.module, as_written);
                 let code = report(&l, &r.diagnostics);
+                if show_sinfo {
+                    match &r.sinfo {
+                        Some(s) => print!("{}", oracle::check::show_sinfo(s)),
+                        None => eprintln!("{}: no StructInfo derived (the program is not well-formed)", l.name),
+                    }
+                }
                 if code == ExitCode::SUCCESS {
-                    println!("ok: {} is well-formed and normalizes", l.name);
+                    println!("ok: {} is well-formed, normalizes, and type and StructInfo checks pass", l.name);
                 }
                 code
             }

@@ -29,6 +29,9 @@ pub enum Expectation {
     Invalid(String),
     /// `expect: warning RULE`: static checking warns with that rule.
     Warning(String),
+    /// `expect-sinfo: NAME STRUCTINFO`: the StructInfo derived for the global function
+    /// `NAME` (or `@NAME`), else for the last binding of a variable so named.
+    Sinfo { name: String, sinfo: String },
     /// `run: CALL` + `expect: error KIND`: evaluation stops with that error kind.
     RunError { call: String, kind: String },
     /// `run: CALL` + `expect: VALUE`: evaluation returns that value.
@@ -54,6 +57,7 @@ impl fmt::Display for Expectation {
             }
             Expectation::Invalid(r) => write!(f, "invalid {r}"),
             Expectation::Warning(r) => write!(f, "warning {r}"),
+            Expectation::Sinfo { name, sinfo } => write!(f, "sinfo {name}: {sinfo}"),
             Expectation::RunError { call, kind } => write!(f, "run {call} -> error {kind}"),
             Expectation::RunValue { call, value } => write!(f, "run {call} -> {value}"),
         }
@@ -130,6 +134,14 @@ pub fn parse_metadata(src: &str) -> Result<Metadata, String> {
                 };
                 md.expectations.push(e);
             }
+            "expect-sinfo" => {
+                let (name, sinfo) = value
+                    .split_once(char::is_whitespace)
+                    .map(|(a, b)| (a.trim(), b.trim()))
+                    .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                    .ok_or_else(|| format!("line {n}: `expect-sinfo: NAME STRUCTINFO`"))?;
+                md.expectations.push(Expectation::Sinfo { name: name.to_string(), sinfo: sinfo.to_string() });
+            }
             other => return Err(format!("line {n}: unknown metadata key `{other}`")),
         }
     }
@@ -199,6 +211,16 @@ mod tests {
     fn parse_error_expectations() {
         let md = parse_metadata("# ---\n# expect: parse-error name at 7:20\n# ---\n").unwrap();
         assert_eq!(md.expectations, vec![Expectation::ParseError { code: Some("name".into()), at: Some((7, 20)) }]);
+    }
+
+    #[test]
+    fn sinfo_expectations() {
+        let md = parse_metadata("# ---\n# expect-sinfo: y R.Tensor((n, 4), \"float32\")\n# ---\n").unwrap();
+        assert_eq!(
+            md.expectations,
+            vec![Expectation::Sinfo { name: "y".into(), sinfo: "R.Tensor((n, 4), \"float32\")".into() }]
+        );
+        assert!(parse_metadata("# ---\n# expect-sinfo: y\n# ---\n").is_err());
     }
 
     #[test]

@@ -64,6 +64,18 @@ impl DataType {
         self.code == TypeCode::Float
     }
 
+    /// Does the integer `v` fit in this (integer) dtype?
+    pub fn fits(&self, v: i128) -> bool {
+        match self.code {
+            TypeCode::Int if (1..=64).contains(&self.bits) => {
+                let half = 1i128 << (self.bits - 1);
+                (-half..half).contains(&v)
+            }
+            TypeCode::UInt if (1..=64).contains(&self.bits) => (0..(1i128 << self.bits)).contains(&v),
+            _ => false,
+        }
+    }
+
     /// Parses the TVMScript spelling: `bool`, `void`, `handle`, `int32`, `uint8`,
     /// `float16`, with an optional `xN` lane suffix (`float32x4`). The empty string is `void`.
     pub fn parse(s: &str) -> Option<DataType> {

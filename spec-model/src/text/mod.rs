@@ -31,6 +31,13 @@ pub fn parse_expr_in_module(module: &IRModule, src: &str) -> ParseResult<Expr> {
     elab::elaborate_expr_in_module(module, &e)
 }
 
+/// Parses a standalone StructInfo such as `R.Tensor((n, 4), "float32")`; its free
+/// names are shape variables.
+pub fn parse_struct_info(src: &str) -> ParseResult<crate::grammar::StructInfo> {
+    let e = py_parser::parse_expression(src)?;
+    elab::elaborate_struct_info(&e)
+}
+
 /// The `ndim` the parser infers for `R.Tensor(shape_var)`; see the printer.
 pub use elab::ndim_of_shape_var;
 

@@ -72,6 +72,25 @@ impl<'m> CallGraph<'m> {
     }
 }
 
+/// The module's global Relax functions in callee-first order, each with whether it is
+/// recursive (on a cycle of the call graph). Tarjan's algorithm completes a component
+/// only after every component it calls, so component numbers order callees first; the
+/// type checker (TY-1) and the StructInfo derivation (SI-D-1) check globals this way.
+pub fn globals_callee_first(m: &IRModule) -> Vec<(String, bool)> {
+    let g = CallGraph::of(m);
+    let mut out: Vec<(usize, String, bool)> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| match &n.id {
+            FnId::Global(name) => Some((g.scc[i], name.clone(), g.recursive[i])),
+            _ => None,
+        })
+        .collect();
+    out.sort_by_key(|(c, _, _)| *c);
+    out.into_iter().map(|(_, n, r)| (n, r)).collect()
+}
+
 /// The function a callee expression names, if it names one directly.
 fn callee(op: &Expr) -> Option<FnId> {
     match &op.kind {

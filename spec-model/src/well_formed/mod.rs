@@ -12,7 +12,9 @@ mod vars;
 pub use annotations::{
     wf15_func_struct_info_params_or_derive, wf16_prim_value_contents, wf17_prim_struct_info_dtype, wf18_data_types,
 };
-pub use calls::{wf6_dataflow_block_constructs, wf7_recursive_functions_annotated, wf8_op_only_as_callee};
+pub use calls::{
+    globals_callee_first, wf6_dataflow_block_constructs, wf7_recursive_functions_annotated, wf8_op_only_as_callee,
+};
 pub use module::{wf11_externally_linked_function, wf12_global_symbol_matches_name};
 pub use shapes::{
     wf13_tensor_shape_annotations, wf14_shape_values_annotations, wf4_return_annotation_shape_vars,

@@ -395,3 +395,35 @@ pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseRe
 }
 
 pub use sinfo::ndim_of_shape_var;
+
+/// Elaborates a standalone StructInfo (a corpus `expect-sinfo:` line): every free name
+/// is a shape variable.
+pub(crate) fn elaborate_struct_info(e: &PyExpr) -> ParseResult<crate::grammar::StructInfo> {
+    fn names(e: &PyExpr, out: &mut Vec<String>) {
+        match &e.kind {
+            PyExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
+            // `R.Tensor`: the namespace is not a shape variable.
+            PyExprKind::Attribute { .. } => {}
+            PyExprKind::Call { func, args, keywords } => {
+                names(func, out);
+                args.iter().for_each(|a| names(a, out));
+                keywords.iter().for_each(|k| names(&k.value, out));
+            }
+            PyExprKind::Tuple(xs) | PyExprKind::List(xs) => xs.iter().for_each(|x| names(x, out)),
+            PyExprKind::Unary { operand, .. } => names(operand, out),
+            PyExprKind::Binary { left, right, .. } => {
+                names(left, out);
+                names(right, out);
+            }
+            _ => {}
+        }
+    }
+    let mut free = Vec::new();
+    names(e, &mut free);
+    let mut ctx = Ctx { globals: HashMap::new(), scopes: Scopes::new(HashMap::new()), fn_frames: Vec::new() };
+    ctx.scopes.push();
+    for n in free {
+        ctx.scopes.define(&n, Entity::Shape(crate::grammar::PrimVar::shape_var(n.clone())));
+    }
+    sinfo::struct_info(&mut ctx, e)
+}

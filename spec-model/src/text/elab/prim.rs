@@ -24,14 +24,7 @@ pub(crate) const DEFAULT_FLOAT: DataType = DataType::FLOAT32;
 
 /// Does integer `v` fit in `dtype`?
 pub(crate) fn int_fits(dtype: DataType, v: i128) -> bool {
-    match dtype.code {
-        TypeCode::Int if (1..=64).contains(&dtype.bits) => {
-            let half = 1i128 << (dtype.bits - 1);
-            (-half..half).contains(&v)
-        }
-        TypeCode::UInt if (1..=64).contains(&dtype.bits) => (0..(1i128 << dtype.bits)).contains(&v),
-        _ => false,
-    }
+    dtype.fits(v)
 }
 
 /// `T.int64(5)`, `T.float32(1)`, `T.bool(True)`: a literal of an explicit dtype.

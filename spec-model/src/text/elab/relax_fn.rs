@@ -169,14 +169,15 @@ fn function_in_scope(
     }
     let ret_struct_info = returns.map(|r| struct_info(ctx, r)).transpose()?;
     // A local function may call itself through the name it is bound to (Variable
-    // Scoping, rule 2); that variable is annotated with the signature, as TVMScript does.
+    // Scoping, rule 2); that variable is annotated with the signature, as TVMScript does,
+    // pure only if the function says `pure=True` (TY-11.1).
     let provisional = self_var.map(|dataflow| {
         let sig = StructInfo::new(
             StructInfoKind::Func {
                 params: Some(vars.iter().map(|v| v.annotation().cloned().unwrap_or_else(StructInfo::object)).collect()),
                 ret: ret_struct_info.clone().unwrap_or_else(StructInfo::object),
                 derive_func: None,
-                purity: dec.pure.unwrap_or(true),
+                purity: dec.pure == Some(true),
             },
             name_span,
         );

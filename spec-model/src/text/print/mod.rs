@@ -119,8 +119,9 @@ pub fn print_expr(e: &Expr) -> String {
     render(relax::standalone_expr(e), DEFAULT_WIDTH).trim_end().to_string()
 }
 
+/// A StructInfo on one line (for messages and `--show-sinfo`).
 pub fn print_struct_info(s: &StructInfo) -> String {
-    render(relax::standalone_struct_info(s), DEFAULT_WIDTH).trim_end().to_string()
+    render(relax::standalone_struct_info(s), usize::MAX / 4).trim_end().to_string()
 }
 
 pub fn print_prim_expr(p: &PrimExpr) -> String {

@@ -1,0 +1,129 @@
+//! Operators' attribute schemas: which attributes a call may carry, of which kind,
+//! and which are required. A call with an unknown, ill-kinded or missing attribute is
+//! ill-formed (an error of the operator's rule).
+
+use super::{OpDef, OpError};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::{AttrValue, Attrs, DataType};
+use crate::span::Span;
+
+/// The kind of value an attribute holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    Int,
+    Bool,
+    /// A dtype string (`"float32"`).
+    DType,
+    Str,
+    /// A list of integers.
+    IntList,
+    /// `None` or a list of integers.
+    OptIntList,
+    /// `None`, an integer, or a list of integers (reduction axes).
+    Axes,
+    /// An integer or a list of integers (`split`'s `indices_or_sections`).
+    IntOrIntList,
+    /// `None` or an integer.
+    OptInt,
+}
+
+impl AttrKind {
+    fn accepts(self, v: &AttrValue) -> bool {
+        let int_list =
+            |v: &AttrValue| matches!(v, AttrValue::List(xs) if xs.iter().all(|x| matches!(x, AttrValue::Int(_))));
+        match self {
+            AttrKind::Int => matches!(v, AttrValue::Int(_)),
+            AttrKind::Bool => matches!(v, AttrValue::Bool(_)),
+            AttrKind::DType => matches!(v, AttrValue::Str(s) if DataType::parse(s).is_some()),
+            AttrKind::Str => matches!(v, AttrValue::Str(_)),
+            AttrKind::IntList => int_list(v),
+            AttrKind::OptIntList => matches!(v, AttrValue::None) || int_list(v),
+            AttrKind::Axes => matches!(v, AttrValue::None | AttrValue::Int(_)) || int_list(v),
+            AttrKind::IntOrIntList => matches!(v, AttrValue::Int(_)) || int_list(v),
+            AttrKind::OptInt => matches!(v, AttrValue::None | AttrValue::Int(_)),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            AttrKind::Int => "an integer",
+            AttrKind::Bool => "a boolean",
+            AttrKind::DType => "a dtype string such as \"float32\"",
+            AttrKind::Str => "a string",
+            AttrKind::IntList => "a list of integers",
+            AttrKind::OptIntList => "None or a list of integers",
+            AttrKind::Axes => "None, an integer or a list of integers",
+            AttrKind::IntOrIntList => "an integer or a list of integers",
+            AttrKind::OptInt => "None or an integer",
+        }
+    }
+}
+
+/// One attribute of an operator's schema.
+#[derive(Clone, Copy, Debug)]
+pub struct AttrSpec {
+    pub name: &'static str,
+    pub kind: AttrKind,
+    pub required: bool,
+}
+
+const fn opt(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec { name, kind, required: false }
+}
+
+const fn req(name: &'static str, kind: AttrKind) -> AttrSpec {
+    AttrSpec { name, kind, required: true }
+}
+
+/// The schemas shared by the registry's entries.
+pub mod schemas {
+    use super::AttrKind::*;
+    use super::{opt, req, AttrSpec};
+
+    pub const CALL_PACKED: &[AttrSpec] = &[opt("pure", Bool)];
+    pub const FORMAT: &[AttrSpec] = &[opt("format", Str)];
+    pub const SOFTMAX: &[AttrSpec] = &[opt("axis", Int)];
+    pub const ASTYPE: &[AttrSpec] = &[req("dtype", DType)];
+    pub const MATMUL: &[AttrSpec] = &[opt("out_dtype", DType)];
+    pub const REDUCE: &[AttrSpec] = &[opt("axis", Axes), opt("keepdims", Bool)];
+    pub const PERMUTE_DIMS: &[AttrSpec] = &[opt("axes", OptIntList)];
+    pub const CONCAT: &[AttrSpec] = &[opt("axis", Int)];
+    pub const SPLIT: &[AttrSpec] = &[req("indices_or_sections", IntOrIntList), opt("axis", Int)];
+    pub const STRIDED_SLICE: &[AttrSpec] =
+        &[req("axes", IntList), req("begin", IntList), req("end", IntList), opt("strides", OptIntList)];
+    pub const TAKE: &[AttrSpec] = &[opt("axis", OptInt)];
+    pub const CREATE: &[AttrSpec] = &[req("dtype", DType)];
+    pub const FULL: &[AttrSpec] = &[opt("dtype", DType)];
+    pub const ARANGE: &[AttrSpec] = &[opt("dtype", DType)];
+}
+
+/// Checks a call's attributes against the operator's schema.
+pub(super) fn check_attrs(op: &OpDef, attrs: &Attrs, span: Span) -> Result<(), OpError> {
+    let rule = op.rule();
+    for (name, value) in &attrs.0 {
+        let Some(spec) = op.attrs.iter().find(|s| s.name == name) else {
+            let known: Vec<&str> = op.attrs.iter().map(|s| s.name).collect();
+            let hint = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+            return Err(Box::new(Diagnostic::error(
+                rule,
+                format!("`{}` has no attribute `{name}` (its attributes: {hint})", op.name),
+                span,
+            )));
+        };
+        if !spec.kind.accepts(value) {
+            return Err(Box::new(Diagnostic::error(
+                rule,
+                format!("attribute `{name}` of `{}` must be {}", op.name, spec.kind.describe()),
+                span,
+            )));
+        }
+    }
+    if let Some(missing) = op.attrs.iter().find(|s| s.required && attrs.get(s.name).is_none()) {
+        return Err(Box::new(Diagnostic::error(
+            rule,
+            format!("`{}` needs the attribute `{}`", op.name, missing.name),
+            span,
+        )));
+    }
+    Ok(())
+}

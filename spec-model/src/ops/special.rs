@@ -1,0 +1,212 @@
+//! The Notable Operators: `call_tir`, `call_dps_packed`, the packed-call forms, `shape_of`,
+//! `null_value`, the impure `print` and `assert_op`, and the earlier draft's `cast`.
+
+use super::infer::Infer;
+use super::OpError;
+use crate::grammar::{BaseFunc, ExprKind, PrimFunc, StructInfo, StructInfoKind};
+use crate::struct_info::default_derive;
+use crate::text::print_struct_info;
+use crate::types::{erase_struct_info, is_subtype};
+
+fn unit() -> StructInfo {
+    StructInfo::new(StructInfoKind::Tuple { fields: Vec::new() }, crate::Span::SYNTHETIC)
+}
+
+/// The output StructInfo of a destination-passing call: one `sinfo_args` entry, a
+/// tensor of known dtype and defined shape, or a tuple of such.
+fn dps_outputs(cx: &Infer) -> Result<(StructInfo, Vec<StructInfo>), OpError> {
+    let [out] = cx.call.sinfo_args.as_slice() else {
+        return Err(
+            cx.error(format!("needs exactly one output StructInfo (`out_sinfo=`), {} given", cx.call.sinfo_args.len()))
+        );
+    };
+    let fields = match &*out.kind {
+        StructInfoKind::Tuple { fields } => fields.clone(),
+        _ => vec![out.clone()],
+    };
+    for f in &fields {
+        match &*f.kind {
+            StructInfoKind::Tensor { shape: Some(_), dtype, .. } if !dtype.is_void() => {}
+            _ => {
+                return Err(cx.error(format!(
+                    "each output must be a tensor with a shape and a dtype, got {}",
+                    print_struct_info(f)
+                )))
+            }
+        }
+    }
+    Ok((out.clone(), fields))
+}
+
+/// The input tensors of a destination-passing call: a tuple of tensors (or one tensor).
+fn dps_inputs(cx: &Infer, i: usize) -> Result<Vec<StructInfo>, OpError> {
+    let fields = match &*cx.args[i].kind {
+        StructInfoKind::Tuple { fields } => fields.clone(),
+        StructInfoKind::Tensor { .. } => vec![cx.args[i].clone()],
+        _ => return Err(cx.error("the arguments must be a tuple of tensors")),
+    };
+    for (j, f) in fields.iter().enumerate() {
+        cx.tensor_of(f, &format!("argument {j}"))?;
+    }
+    Ok(fields)
+}
+
+/// Checks tensors against the PrimFunc's buffer parameters (rank and dtype, where known).
+fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], scalars: i64) -> Result<(), OpError> {
+    let buffers: Vec<_> = f.params.iter().filter_map(|p| p.buffer.as_ref()).collect();
+    let expected = tensors.len() as i64 + scalars.max(0);
+    if f.params.len() as i64 != expected && scalars != -1 {
+        return Err(cx.error(format!(
+            "`{name}` takes {} parameters; the call passes {} tensors (inputs and outputs) and {} scalars",
+            f.params.len(),
+            tensors.len(),
+            scalars
+        )));
+    }
+    for (j, (t, b)) in tensors.iter().zip(&buffers).enumerate() {
+        let ti = cx.tensor_of(t, "a tensor")?;
+        if ti.ndim != -1 && ti.ndim as usize != b.shape().len() {
+            return Err(cx.error(format!(
+                "tensor {j} has rank {} but buffer `{}` of `{name}` has rank {}",
+                ti.ndim,
+                b.name(),
+                b.shape().len()
+            )));
+        }
+        if !ti.dtype.is_void() && ti.dtype != b.dtype() {
+            return Err(cx.error(format!(
+                "tensor {j} has dtype {} but buffer `{}` of `{name}` has dtype {}",
+                ti.dtype,
+                b.name(),
+                b.dtype()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// OP-call_tir: `call_tir(f, args, out_sinfo, tir_vars?)` allocates the outputs
+/// described by `out_sinfo`, calls the PrimFunc `f(*args, *outputs, *tir_vars)` in
+/// destination-passing style and returns the outputs; pure. The result's StructInfo is
+/// `out_sinfo`. Errors: `f` is not a GlobalVar bound to a PrimFunc of the module;
+/// `args` is not a tuple of tensors; `out_sinfo` is not one tensor (with shape and
+/// dtype) or a tuple of them; `tir_vars` is not a shape; the PrimFunc's parameter
+/// count, or a buffer's rank or dtype, does not match.
+pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let (out, outputs) = dps_outputs(cx)?;
+    let inputs = dps_inputs(cx, 1)?;
+    let scalars = match cx.call.args.len() {
+        2 => 0,
+        3 => cx.shape_arg(2, "`tir_vars`")?.0,
+        n => {
+            return Err(cx
+                .error(format!("takes a function, a tuple of arguments and optional `tir_vars`, {n} arguments given")))
+        }
+    };
+    let ExprKind::GlobalVar(gv) = &cx.call.args[0].kind else {
+        return Err(cx.error("the callee must be a global TIR PrimFunc (`cls.f`)"));
+    };
+    if let Some(m) = cx.module {
+        match m.get(&gv.name) {
+            Some(BaseFunc::Tir(f)) => {
+                let all: Vec<StructInfo> = inputs.iter().chain(outputs.iter()).cloned().collect();
+                check_buffers(cx, &gv.name, f, &all, scalars)?;
+            }
+            Some(BaseFunc::Relax(_)) => {
+                return Err(cx.error(format!("`{}` is a Relax function, not a TIR PrimFunc", gv.name)))
+            }
+            None => return Err(cx.error(format!("the module has no function `{}`", gv.name))),
+        }
+    }
+    Ok(out)
+}
+
+fn packed_callee(cx: &Infer) -> Result<(), OpError> {
+    match (&cx.call.args[0].kind, &*cx.args[0].kind) {
+        (ExprKind::ExternFunc { .. }, _) | (_, StructInfoKind::Func { params: None, .. }) => Ok(()),
+        _ => Err(cx.error("the callee must be a packed function (`R.ExternFunc(\"name\")` or its name)")),
+    }
+}
+
+/// OP-call_dps_packed: as OP-call_tir, calling the packed function `func` (which may
+/// also mutate its inputs, so the call is impure). The result is `out_sinfo`.
+/// Errors: `func` is not a packed function; `args` not a tuple of tensors;
+/// `out_sinfo` not one tensor (with shape and dtype) or a tuple of them.
+pub fn call_dps_packed(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    packed_callee(cx)?;
+    dps_inputs(cx, 1)?;
+    Ok(dps_outputs(cx)?.0)
+}
+
+/// OP-call_packed: a call `Call(ExternFunc(name), args, sinfo_args)` (written
+/// `R.call_packed("name", *args, sinfo_args=...)`): impure unless the call carries
+/// `pure=True` (TY-10.1.1); its StructInfo is `default_derive` of the call (SI-D-10,
+/// SI-D-11.2.2): none → `ObjectStructInfo`, one → it, several → their tuple.
+pub fn call_packed(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    Ok(default_derive(cx.call))
+}
+
+/// OP-call_pure_packed: `call_pure_packed(func, *args, sinfo_args=...)` calls a packed
+/// function and is pure (its author vouches for it). The result is `default_derive`
+/// over `sinfo_args`. Error: `func` is not a packed function.
+pub fn call_pure_packed(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    packed_callee(cx)?;
+    Ok(default_derive(cx.call))
+}
+
+/// OP-shape_of: the shape of a tensor, as a shape value: `ShapeStructInfo` with the
+/// tensor's rank and its dimensions when known. Error: the argument is not a tensor.
+pub fn shape_of(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let t = cx.tensor(0, "the argument")?;
+    let ndim = t.dims.as_ref().map_or(t.ndim, |d| d.len() as i64);
+    Ok(StructInfo::new(StructInfoKind::Shape { values: t.dims, ndim }, crate::Span::SYNTHETIC))
+}
+
+/// OP-null_value: the null object; `ObjectStructInfo`.
+pub fn null_value(_cx: &mut Infer) -> Result<StructInfo, OpError> {
+    Ok(StructInfo::object())
+}
+
+/// OP-print: prints its arguments (with the `format` string, if any); impure. The
+/// result is the empty tuple.
+pub fn print(_cx: &mut Infer) -> Result<StructInfo, OpError> {
+    Ok(unit())
+}
+
+/// OP-assert_op: stops the program with an error (the `format` string applied to the
+/// remaining arguments) when `condition` is false; impure. The result is the empty
+/// tuple. Error: `condition` is not a boolean scalar (a rank-0 `bool` tensor or a
+/// `bool` PrimValue).
+pub fn assert_op(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let ok = match &*cx.args[0].kind {
+        StructInfoKind::Tensor { ndim, dtype, .. } => {
+            (*ndim == 0 || *ndim == -1) && (dtype.is_void() || dtype.is_bool())
+        }
+        StructInfoKind::Prim { dtype } => dtype.is_bool(),
+        _ => false,
+    };
+    if !ok {
+        return Err(cx.error(format!("the condition must be a boolean scalar, got {}", print_struct_info(&cx.args[0]))));
+    }
+    Ok(unit())
+}
+
+/// OP-cast (earlier draft): `cast(v, sinfo_args=[S])` checks at run time that `v`
+/// matches `S` and returns `v`; pure (its only effect is the error). The result is `S`.
+/// Error: not exactly one StructInfo argument. Warning: `v`'s type and `S`'s type are
+/// unrelated by subtyping, so the cast always fails.
+pub fn cast(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let [target] = cx.call.sinfo_args.as_slice() else {
+        return Err(cx.error(format!("needs exactly one target StructInfo, {} given", cx.call.sinfo_args.len())));
+    };
+    let (from, to) = (erase_struct_info(&cx.args[0]), erase_struct_info(target));
+    if !is_subtype(&from, &to) && !is_subtype(&to, &from) {
+        let msg = format!(
+            "a value of type {} can never be a {}: the cast always fails",
+            crate::types::type_name(&from),
+            crate::types::type_name(&to)
+        );
+        cx.warn(msg);
+    }
+    Ok(target.clone())
+}
