@@ -208,6 +208,21 @@ fn apply(src: &str, edits: &[Edit]) -> Vec<u8> {
     b
 }
 
+/// Runs the static semantics on whatever parses: well-formedness, normalization, and,
+/// on a well-formed program in normal form, StructInfo derivation and type checking.
+/// None of them may panic.
+fn static_checks(m: &spec_model::grammar::IRModule) {
+    if spec_model::well_formed::check_well_formed(m).iter().any(|d| d.is_error()) {
+        return;
+    }
+    if let Ok(n) = spec_model::normal_form::normalize(m) {
+        if spec_model::normal_form::check_normal_form(&n).is_empty() {
+            let s = spec_model::struct_info::derive_struct_info(&n, &spec_model::struct_info::SyntacticProver);
+            let _ = spec_model::types::check_types(&n, &s);
+        }
+    }
+}
+
 fn check(input: Input) -> TestResult {
     CASES.fetch_add(1, Ordering::Relaxed);
     let bytes = match &input {
@@ -220,6 +235,7 @@ fn check(input: Input) -> TestResult {
     let src = String::from_utf8_lossy(&bytes);
     match parse_module(&src) {
         Ok(m) => match check_round_trip(&m).inspect(|_| {
+            static_checks(&m);
             PARSED.fetch_add(1, Ordering::Relaxed);
         }) {
             Ok(_) => TestResult::passed(),

@@ -22,6 +22,8 @@ pub struct TypeReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Each global Relax function's type, in module order.
     pub functions: Vec<(String, Type)>,
+    /// Each binding's variable and its type `Γ[v]`, in checking order.
+    pub bindings: Vec<(Var, Type)>,
 }
 
 /// The first impure call a function body performs (TY-11.2.1).
@@ -34,6 +36,7 @@ struct Checker<'m> {
     globals: HashMap<String, Type>,
     sinfo: &'m SinfoReport,
     diagnostics: Vec<Diagnostic>,
+    bindings: Vec<(Var, Type)>,
 }
 
 fn annotation_type(v: &Var) -> Option<Type> {
@@ -43,7 +46,7 @@ fn annotation_type(v: &Var) -> Option<Type> {
 /// TY-1: type checks the module one global function at a time (callees first), with
 /// `Γ` prepopulated with the annotated types of the globals.
 pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
-    let mut c = Checker { globals: HashMap::new(), sinfo, diagnostics: Vec::new() };
+    let mut c = Checker { globals: HashMap::new(), sinfo, diagnostics: Vec::new(), bindings: Vec::new() };
     for (gv, f) in &m.functions {
         let t = match f {
             BaseFunc::Relax(f) => {
@@ -66,7 +69,7 @@ pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
         .filter(|(_, f)| matches!(f, BaseFunc::Relax(_)))
         .map(|(gv, _)| (gv.name.clone(), c.globals.get(&gv.name).cloned().unwrap_or(Type::Object)))
         .collect();
-    TypeReport { diagnostics: c.diagnostics, functions }
+    TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
 }
 
 /// `FuncType([T1, ..., Tn], ret, pure)` from the parameters' annotations.
@@ -271,6 +274,7 @@ impl Checker<'_> {
                         t
                     }
                 };
+                self.bindings.push((var.clone(), t.clone()));
                 gamma.insert(var.clone(), t);
             }
             Binding::MatchCast { var, struct_info, value, span } => {
@@ -303,6 +307,7 @@ impl Checker<'_> {
                     }
                     None => t2,
                 };
+                self.bindings.push((var.clone(), t.clone()));
                 gamma.insert(var.clone(), t);
             }
         }
