@@ -88,6 +88,9 @@ pub fn render_with_rule(d: &Diagnostic, file_name: &str, source: &str) -> String
 /// in it (nested functions' bindings included), in `.rx` syntax.
 pub fn show_sinfo(sinfo: &SinfoReport) -> String {
     let mut out = String::new();
+    if sinfo.functions.is_empty() {
+        out.push_str("(no Relax functions)\n");
+    }
     for (name, si) in &sinfo.functions {
         out.push_str(&format!("@{name}: {}\n", print_struct_info(si)));
         for (_, v, s) in sinfo.bindings.iter().filter(|(f, _, _)| f == name) {

@@ -86,3 +86,38 @@ fn test_fails_on_a_failing_file() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn check_show_sinfo_prints_function_and_binding_struct_info() {
+    let src =
+        "@R.function\ndef main(x: R.Tensor((\"n\", 4), \"float32\")):\n    y = R.sum(x, axis=[1])\n    return y\n";
+    let out = oracle(&["check", "--show-sinfo", "-"], Some(src));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("@main: R.Callable((R.Tensor((n, 4), dtype=\"float32\"),), R.Tensor((n,), dtype=\"float32\"))"),
+        "{text}"
+    );
+    assert!(text.contains("    y: R.Tensor((n,), dtype=\"float32\")"), "{text}");
+}
+
+#[test]
+fn check_reports_type_and_struct_info_errors_with_their_rules() {
+    let src = "@R.function\ndef main(x: R.Tensor((2,), \"float32\"), y: R.Tensor((3,), \"float32\")):\n    z = R.add(x, y)\n    w: R.Tensor((2,), \"int32\") = x\n    return z\n";
+    let out = oracle(&["check", "-"], Some(src));
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("error[OP-add]: relax.add: dimensions 2 and 3 cannot be broadcast"), "{err}");
+    assert!(err.contains("error[TY-10.1.2]"), "{err}");
+    assert!(err.contains("error[SI-D-8.2.3]"), "{err}");
+    assert!(err.contains("SI-CC-5.1: dtype float32 where int32 is expected"), "{err}");
+}
+
+#[test]
+fn check_warnings_do_not_fail() {
+    let src = "@R.function\ndef main(x: R.Tensor((\"n\",), \"float32\"), y: R.Tensor((\"m\",), \"float32\")):\n    z = R.add(x, y)\n    return z\n";
+    let out = oracle(&["check", "-"], Some(src));
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("warning[OP-add]"), "{err}");
+}

@@ -32,7 +32,7 @@ impl Builder<'_> {
     }
 
     fn name(&mut self) -> String {
-        self.names += 1;
+        self.names = self.names.wrapping_add(1);
         let stem = *self.g.choose(&["x", "lv", "gv", "t", "y"]).unwrap();
         format!("{stem}{}", self.names % 4)
     }

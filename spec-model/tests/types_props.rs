@@ -8,17 +8,11 @@
 #[path = "props/gen.rs"]
 mod gen;
 
-use gen::{gen_type, strengthen, weaken, AType, SmallType};
-use quickcheck::{Arbitrary, Gen, QuickCheck};
+use gen::{gen_type, qc, strengthen, weaken, AType, SmallType};
+use quickcheck::{Arbitrary, Gen};
 use spec_model::grammar::{DataType, Type};
 use spec_model::struct_info::wrap_type;
 use spec_model::types::{erase_struct_info, find_glb, find_lub, is_subtype};
-
-const CASES: u64 = 2_000;
-
-fn qc() -> QuickCheck {
-    QuickCheck::new().tests(CASES).max_tests(CASES * 2)
-}
 
 /// A type, a chain of two random weakenings, and random subtypes of the first.
 #[derive(Clone, Debug)]

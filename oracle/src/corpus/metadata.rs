@@ -29,6 +29,9 @@ pub enum Expectation {
     Invalid(String),
     /// `expect: warning RULE`: static checking warns with that rule.
     Warning(String),
+    /// `expect: no-warning RULE`: static checking gives no warning of that rule (a
+    /// positive test of a rule that warns, e.g. a narrowing match_cast).
+    NoWarning(String),
     /// `expect-sinfo: NAME STRUCTINFO`: the StructInfo derived for the global function
     /// `NAME` (or `@NAME`), else for the last binding of a variable so named.
     Sinfo { name: String, sinfo: String },
@@ -57,6 +60,7 @@ impl fmt::Display for Expectation {
             }
             Expectation::Invalid(r) => write!(f, "invalid {r}"),
             Expectation::Warning(r) => write!(f, "warning {r}"),
+            Expectation::NoWarning(r) => write!(f, "no-warning {r}"),
             Expectation::Sinfo { name, sinfo } => write!(f, "sinfo {name}: {sinfo}"),
             Expectation::RunError { call, kind } => write!(f, "run {call} -> error {kind}"),
             Expectation::RunValue { call, value } => write!(f, "run {call} -> {value}"),
@@ -182,8 +186,11 @@ fn static_expectation(value: &str) -> Result<Expectation, String> {
         }
         Some("invalid") => Ok(Expectation::Invalid(words.next().ok_or("`invalid` needs a rule ID")?.to_string())),
         Some("warning") => Ok(Expectation::Warning(words.next().ok_or("`warning` needs a rule ID")?.to_string())),
+        Some("no-warning") => {
+            Ok(Expectation::NoWarning(words.next().ok_or("`no-warning` needs a rule ID")?.to_string()))
+        }
         _ => Err(format!(
-            "`expect: {value}` needs a `run:` before it (static expectations are parse, valid, in-normal-form, normal-form, parse-error, invalid RULE, warning RULE)"
+            "`expect: {value}` needs a `run:` before it (static expectations are parse, valid, in-normal-form, normal-form, parse-error, invalid RULE, warning RULE, no-warning RULE)"
         )),
     }
 }

@@ -191,12 +191,16 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
                 },
                 Expectation::Invalid(rule) if is_checked(rule) => check_rule(m, rule, true),
                 Expectation::Warning(rule) if is_checked(rule) => check_rule(m, rule, false),
-                Expectation::Invalid(r) | Expectation::Warning(r)
+                Expectation::NoWarning(rule) if is_checked(rule) => match check_rule(m, rule, false) {
+                    Status::Pass => Status::Fail(format!("expected no warning of rule {rule}, but there is one")),
+                    _ => Status::Pass,
+                },
+                Expectation::Invalid(r) | Expectation::Warning(r) | Expectation::NoWarning(r)
                     if r.starts_with("SEM-") || r.starts_with("SI-MC-") =>
                 {
                     Status::Skip(NEEDS_CHECKER.into())
                 }
-                Expectation::Invalid(r) | Expectation::Warning(r) => {
+                Expectation::Invalid(r) | Expectation::Warning(r) | Expectation::NoWarning(r) => {
                     Status::Fail(format!("`{r}` is not a rule ID the model knows (see spec-model/src/rules.rs)"))
                 }
                 Expectation::Valid => {

@@ -4,12 +4,28 @@ use super::infer::{dim_op, tensor_si, Infer};
 use super::OpError;
 use crate::grammar::{DataType, ExprKind, PrimBinOp, PrimExpr, PrimExprKind, StructInfo, StructInfoKind};
 
+/// A tensor of the shape argument `i`: its values when known, else the shape variable
+/// itself when the argument is one, else only its rank.
+fn of_shape(
+    cx: &Infer,
+    i: usize,
+    values: Option<Vec<crate::grammar::PrimExpr>>,
+    dtype: DataType,
+    ndim: i64,
+) -> StructInfo {
+    match values {
+        Some(v) => tensor_si(Some(v), dtype, ndim),
+        None => super::manipulate::tensor_of_shape_arg(cx, i, dtype, ndim),
+    }
+}
+
 /// OP-zeros, OP-ones: a new tensor of `shape` and the attribute `dtype`, filled with 0
-/// (1). Errors: `shape` is not a shape; `dtype` missing.
+/// (1); a shape given by a variable of unknown values is the tensor's shape.
+/// Errors: `shape` is not a shape; `dtype` missing.
 pub fn zeros_ones(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let (ndim, values) = cx.shape_arg(0, "the shape")?;
     let dtype = cx.attr_dtype("dtype").ok_or_else(|| cx.error("needs `dtype`"))?;
-    Ok(tensor_si(values, dtype, ndim))
+    Ok(of_shape(cx, 0, values, dtype, ndim))
 }
 
 /// OP-full: a new tensor of `shape` filled with `fill_value`, a rank-0 tensor; the
@@ -22,33 +38,36 @@ pub fn full(cx: &mut Infer) -> Result<StructInfo, OpError> {
         return Err(cx.error(format!("the fill value must be a scalar (rank 0), not rank {}", v.ndim)));
     }
     let dtype = cx.attr_dtype("dtype").unwrap_or(v.dtype);
-    Ok(tensor_si(values, dtype, ndim))
+    Ok(of_shape(cx, 0, values, dtype, ndim))
 }
 
-/// A literal integer `PrimValue` argument, if that is what argument `i` is.
-fn int_arg(cx: &Infer, i: usize) -> Option<i64> {
+/// A literal `PrimValue` argument's value, if argument `i` is one.
+fn literal_arg(cx: &Infer, i: usize) -> Option<f64> {
     match &cx.call.args[i].kind {
         ExprKind::PrimValue(p) => match &*p.kind {
-            PrimExprKind::IntImm { value, .. } => Some(*value),
+            PrimExprKind::IntImm { value, .. } => Some(*value as f64),
+            PrimExprKind::FloatImm { value, .. } => Some(value.0),
             _ => None,
         },
         _ => None,
     }
 }
 
-fn prim_expr_arg(cx: &Infer, i: usize) -> Option<PrimExpr> {
+fn int_arg(cx: &Infer, i: usize) -> Option<PrimExpr> {
     match &cx.call.args[i].kind {
-        ExprKind::PrimValue(p) if p.dtype().is_int() => Some(p.clone()),
+        ExprKind::PrimValue(p) if p.dtype().is_int() || p.dtype().is_uint() => Some(p.clone()),
         _ => None,
     }
 }
 
-/// OP-arange: the 1-D tensor `start, start + step, …` below `end` (above, for a
-/// negative step), of `ceil((end - start) / step)` elements (0 if negative).
-/// `start`, `end`, `step` are PrimValues; with integer literals (or integer
-/// expressions and a literal step) the length is known. The dtype is `dtype` if given,
-/// else `int64` when all three are integers and `float32` otherwise.
-/// Errors: an argument that is not a PrimValue; a literal step of 0.
+/// OP-arange: `arange(start, end, step)` is the 1-D tensor `start, start + step, …`
+/// below `end` (above, for a negative step), of `max(ceil((end - start) / step), 0)`
+/// elements. All three arguments are required (TVM's `R.arange(end)` is written
+/// `R.arange(0, end, 1)`) and are PrimValues; with literal ones the length is known,
+/// otherwise (a PrimValue-typed variable) only the rank is. The dtype is `dtype` if
+/// given, else `int64` when all three are integers and `float32` otherwise.
+/// Errors: an argument that is not a PrimValue; a literal step of 0; a literal length
+/// beyond 2^62.
 pub fn arange(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let mut all_int = true;
     for (i, what) in ["start", "end", "step"].iter().enumerate() {
@@ -58,17 +77,25 @@ pub fn arange(cx: &mut Infer) -> Result<StructInfo, OpError> {
         }
     }
     let dtype = cx.attr_dtype("dtype").unwrap_or(if all_int { DataType::INT64 } else { DataType::FLOAT32 });
-    let step = int_arg(cx, 2);
-    if step == Some(0) {
+    if literal_arg(cx, 2) == Some(0.0) {
         return Err(cx.error("the step is 0"));
     }
-    let len = match (prim_expr_arg(cx, 0), prim_expr_arg(cx, 1), step) {
-        (Some(start), Some(end), Some(s)) => {
+    let len = match (int_arg(cx, 0), int_arg(cx, 1), int_arg(cx, 2).and_then(|s| s.as_int())) {
+        (Some(start), Some(end), Some(s)) if s.checked_neg().is_some() => {
             let (lo, hi, s) = if s > 0 { (start, end, s) } else { (end, start, -s) };
             let span = dim_op(PrimBinOp::Add, &dim_op(PrimBinOp::Sub, &hi, &lo), &PrimExpr::int(s - 1));
             Some(dim_op(PrimBinOp::Max, &dim_op(PrimBinOp::FloorDiv, &span, &PrimExpr::int(s)), &PrimExpr::int(0)))
         }
-        _ => None,
+        _ => match (literal_arg(cx, 0), literal_arg(cx, 1), literal_arg(cx, 2)) {
+            (Some(a), Some(b), Some(s)) => {
+                let n = ((b - a) / s).ceil().max(0.0);
+                if n.is_nan() || n > (1u64 << 62) as f64 {
+                    return Err(cx.error(format!("{n} elements are more than this model allows")));
+                }
+                Some(PrimExpr::int(n as i64))
+            }
+            _ => None,
+        },
     };
     Ok(tensor_si(len.map(|l| vec![l]), dtype, 1))
 }

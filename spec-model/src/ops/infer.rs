@@ -210,6 +210,16 @@ impl<'a> Infer<'a> {
         Ok(out)
     }
 
+    /// With an unknown rank, the same axis written twice is still a repeat.
+    pub fn reject_repeats(&self, axes: &[i64]) -> Result<(), OpError> {
+        for (i, a) in axes.iter().enumerate() {
+            if axes[..i].contains(a) {
+                return Err(self.error(format!("axis {a} is repeated")));
+            }
+        }
+        Ok(())
+    }
+
     /// The common dtype of two operands: an error when both are known and differ,
     /// `Void` when either is unknown.
     pub fn same_dtype(&self, a: DataType, b: DataType) -> Result<DataType, OpError> {
@@ -280,25 +290,43 @@ impl<'a> Infer<'a> {
     }
 
     /// Broadcasts tensors: the result rank and, when every pair is decided, its shape.
+    /// Every two operands with known dimensions are checked against each other first,
+    /// so a provable mismatch is found even when a third operand's shape is unknown.
     pub fn broadcast_tensors(&mut self, ts: &[&TensorInfo]) -> Result<(i64, Option<Vec<PrimExpr>>), OpError> {
+        let known: Vec<&Vec<PrimExpr>> = ts.iter().filter_map(|t| t.dims.as_ref()).collect();
+        for (i, a) in known.iter().enumerate() {
+            for b in &known[i + 1..] {
+                self.provably_unbroadcastable(a, b)?;
+            }
+        }
         if ts.iter().any(|t| t.ndim == -1) {
             return Ok((-1, None));
         }
         let ndim = ts.iter().map(|t| t.ndim).max().unwrap_or(0);
-        let mut dims: Option<Vec<PrimExpr>> = Some(Vec::new());
-        let mut first = true;
-        for t in ts {
-            dims = match (dims, &t.dims) {
-                (Some(acc), Some(d)) if first => {
-                    let _ = acc;
-                    Some(d.clone())
-                }
-                (Some(acc), Some(d)) => self.broadcast_shapes(&acc, d)?,
-                _ => None,
-            };
-            first = false;
+        if known.len() != ts.len() {
+            return Ok((ndim, None));
         }
-        Ok((ndim, dims))
+        let mut dims = known[0].clone();
+        for d in &known[1..] {
+            match self.broadcast_shapes(&dims, d)? {
+                Some(next) => dims = next,
+                None => return Ok((ndim, None)),
+            }
+        }
+        Ok((ndim, Some(dims)))
+    }
+
+    /// An error if some aligned pair of dimensions is provably different with neither
+    /// possibly 1.
+    fn provably_unbroadcastable(&self, a: &[PrimExpr], b: &[PrimExpr]) -> Result<(), OpError> {
+        let one = PrimExpr::int(1);
+        for (x, y) in a.iter().rev().zip(b.iter().rev()) {
+            let never_one = |d: &PrimExpr| self.compare(d, &one) == Verdict::NotEqual;
+            if self.compare(x, y) == Verdict::NotEqual && never_one(x) && never_one(y) {
+                return Err(self.error(format!("dimensions {} and {} cannot be broadcast", show(x), show(y))));
+            }
+        }
+        Ok(())
     }
 }
 

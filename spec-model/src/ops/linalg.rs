@@ -57,12 +57,16 @@ pub fn matmul(cx: &mut Infer) -> Result<StructInfo, OpError> {
 /// integer or a list; negative axes count from the end; an empty list reduces
 /// nothing). With `keepdims` (default false) a reduced dimension becomes 1, otherwise
 /// it is removed. The dtype is the operand's.
-/// Errors: not a tensor; an axis out of range for a known rank; a repeated axis.
+/// Errors: not a tensor; an axis out of range for a known rank; a repeated axis (with
+/// an unknown rank: the same integer twice).
 pub fn reduce(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let keepdims = cx.attr_bool("keepdims", false);
     let axes = cx.attr_ints("axis");
     if x.ndim == -1 {
+        if let Some(list) = &axes {
+            cx.reject_repeats(list)?;
+        }
         let ndim = if axes.is_none() && !keepdims { 0 } else { -1 };
         let dims = (ndim == 0).then(Vec::new);
         return Ok(tensor_si(dims, x.dtype, ndim));

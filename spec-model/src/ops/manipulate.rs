@@ -17,7 +17,7 @@ fn product(ds: &[PrimExpr]) -> PrimExpr {
 
 /// A tensor whose shape is the shape-typed argument `i` when its values are unknown
 /// but it is a variable (so the result's shape is that variable).
-fn tensor_of_shape_arg(cx: &Infer, i: usize, dtype: crate::grammar::DataType, ndim: i64) -> StructInfo {
+pub(super) fn tensor_of_shape_arg(cx: &Infer, i: usize, dtype: crate::grammar::DataType, ndim: i64) -> StructInfo {
     match &cx.call.args[i].kind {
         ExprKind::Var(v) if ndim != -1 => {
             StructInfo::new(StructInfoKind::Tensor { shape: Some(Expr::var(v)), dtype, ndim }, crate::Span::SYNTHETIC)
@@ -30,14 +30,15 @@ fn tensor_of_shape_arg(cx: &Infer, i: usize, dtype: crate::grammar::DataType, nd
 /// `shape` is a shape expression or a shape-typed variable; one dimension may be `-1`,
 /// inferred as the element count divided by the product of the others.
 /// Errors: `x` not a tensor; `shape` not a shape; more than one `-1`; another negative
-/// constant; element counts provably different (or a constant count the others do not
-/// divide). Warning: element counts undecided.
+/// constant; a `-1` beside dimensions whose product is 0 (or a constant count they do
+/// not divide); element counts provably different. Warning: element counts undecided.
 pub fn reshape(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let (ndim, values) = cx.shape_arg(1, "the new shape")?;
     let Some(values) = values else {
         return Ok(tensor_of_shape_arg(cx, 1, x.dtype, ndim));
     };
+    let values: Vec<PrimExpr> = values.iter().map(fold).collect();
     let holes: Vec<usize> = values.iter().enumerate().filter(|(_, v)| v.as_int() == Some(-1)).map(|(i, _)| i).collect();
     if holes.len() > 1 {
         return Err(cx.error("at most one dimension of the new shape may be -1"));
@@ -54,6 +55,9 @@ pub fn reshape(cx: &mut Infer) -> Result<StructInfo, OpError> {
         let others: Vec<PrimExpr> =
             values.iter().enumerate().filter(|(i, _)| *i != h).map(|(_, v)| v.clone()).collect();
         let rest = product(&others);
+        if rest.as_int() == Some(0) {
+            return Err(cx.error("cannot infer the -1 dimension: the other dimensions multiply to 0"));
+        }
         if let (Some(c), Some(r)) = (count.as_int(), rest.as_int()) {
             if r == 0 || c % r != 0 {
                 return Err(
@@ -155,13 +159,13 @@ pub fn concat(cx: &mut Infer) -> Result<StructInfo, OpError> {
     if ts.is_empty() {
         return Err(cx.error("needs at least one tensor"));
     }
-    let mut dtype = ts[0].dtype;
+    let known: Vec<crate::grammar::DataType> = ts.iter().map(|t| t.dtype).filter(|d| !d.is_void()).collect();
+    if let Some(other) = known.iter().find(|d| **d != known[0]) {
+        return Err(cx.error(format!("tensors of dtypes {} and {other}", known[0])));
+    }
+    let dtype = if ts.iter().any(|t| t.dtype.is_void()) { crate::grammar::DataType::void() } else { ts[0].dtype };
     let mut ndim = -1;
     for t in &ts {
-        dtype = if dtype.is_void() || t.dtype.is_void() { crate::grammar::DataType::void() } else { dtype };
-        if !t.dtype.is_void() && !ts[0].dtype.is_void() && t.dtype != ts[0].dtype {
-            return Err(cx.error(format!("tensors of dtypes {} and {}", ts[0].dtype, t.dtype)));
-        }
         if t.ndim != -1 {
             if ndim != -1 && ndim != t.ndim {
                 return Err(cx.error(format!("tensors of ranks {ndim} and {}", t.ndim)));
@@ -193,11 +197,12 @@ pub fn concat(cx: &mut Infer) -> Result<StructInfo, OpError> {
 
 /// OP-split: splits `x` along `axis` (default 0). `indices_or_sections` an integer
 /// `n`: `n` equal parts (NumPy `split`: `n` must divide the dimension; a symbolic
-/// dimension is divided by `n`, checked at run time). A list of non-negative,
-/// non-decreasing indices: the parts `[0:i1]`, `[i1:i2]`, …, `[ik:]`, clamped to the
-/// dimension (NumPy `array_split` by indices). The result is a tuple of tensors.
-/// Errors: not a tensor; `n` < 1; a constant dimension `n` does not divide; a negative
-/// or decreasing index; `axis` out of range.
+/// dimension is divided by `n`, checked at run time). A list of indices: the parts
+/// `[0:i1]`, `[i1:i2]`, …, `[ik:]` with Python slice semantics (NumPy `array_split` by
+/// indices: a negative index counts from the end, bounds clamp to the dimension, a
+/// decreasing pair gives an empty part). The result is a tuple of tensors.
+/// Errors: not a tensor; `n` < 1; a constant dimension `n` does not divide; `axis`
+/// out of range.
 pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let axis_attr = cx.attr_int("axis", 0);
@@ -210,12 +215,7 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let parts = match sections {
         Some(n) if n < 1 => return Err(cx.error(format!("cannot split into {n} sections"))),
         Some(n) => n as usize,
-        None => {
-            if indices.iter().any(|&i| i < 0) || indices.windows(2).any(|w| w[0] > w[1]) {
-                return Err(cx.error("split indices must be non-negative and non-decreasing"));
-            }
-            indices.len() + 1
-        }
+        None => indices.len() + 1,
     };
     if parts > 1 << 16 {
         return Err(cx.error(format!("{parts} parts are more than this model allows (65536)")));
@@ -238,11 +238,25 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
             vec![dim_op(PrimBinOp::FloorDiv, d, &PrimExpr::int(n)); parts]
         }
         None => {
-            let clamp = |i: i64| dim_op(PrimBinOp::Min, &PrimExpr::int(i), d);
-            let mut bounds: Vec<PrimExpr> = vec![PrimExpr::int(0)];
-            bounds.extend(indices.iter().map(|&i| clamp(i)));
-            bounds.push(d.clone());
-            bounds.windows(2).map(|w| dim_op(PrimBinOp::Sub, &w[1], &w[0])).collect()
+            // Bounds with the index as written (`None`: the implicit 0 and end).
+            let mut bounds: Vec<(Option<i64>, PrimExpr)> = vec![(None, PrimExpr::int(0))];
+            bounds.extend(indices.iter().map(|&i| (Some(i), clamp_index(d, i))));
+            bounds.push((None, d.clone()));
+            bounds
+                .windows(2)
+                .map(|w| {
+                    let ((lo_i, lo), (hi_i, hi)) = (&w[0], &w[1]);
+                    let diff = dim_op(PrimBinOp::Sub, hi, lo);
+                    // Only between two written indices can the clamped difference be negative.
+                    match (lo_i, hi_i) {
+                        (Some(a), Some(b)) if !(0 <= *a && a <= b) => match diff.as_int() {
+                            Some(v) => PrimExpr::int(v.max(0)),
+                            None => dim_op(PrimBinOp::Max, &diff, &PrimExpr::int(0)),
+                        },
+                        _ => diff,
+                    }
+                })
+                .collect()
         }
     };
     let fields = sizes
@@ -256,13 +270,26 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     Ok(StructInfo::new(StructInfoKind::Tuple { fields }, crate::Span::SYNTHETIC))
 }
 
-/// The length of Python's `range(d)[b:e:s]` for a constant `d`.
+/// A slice bound `i` of a dimension `d` (positive step), as Python clamps it:
+/// `min(i, d)` for `i >= 0`, `max(d + i, 0)` for `i < 0`.
+fn clamp_index(d: &PrimExpr, i: i64) -> PrimExpr {
+    if i < 0 {
+        let shifted = match i.checked_neg() {
+            Some(k) => dim_op(PrimBinOp::Sub, d, &PrimExpr::int(k)),
+            None => dim_op(PrimBinOp::Add, d, &PrimExpr::int(i)),
+        };
+        dim_op(PrimBinOp::Max, &shifted, &PrimExpr::int(0))
+    } else {
+        dim_op(PrimBinOp::Min, &PrimExpr::int(i), d)
+    }
+}
+
+/// The length of Python's `range(d)[b:e:s]` for a constant `d` (in i128: no overflow
+/// for any bounds and stride).
 fn slice_len(d: i64, b: i64, e: i64, s: i64) -> i64 {
-    let norm = |i: i64, lo: i64, hi: i64| {
-        let i = if i < 0 { i.saturating_add(d) } else { i };
-        i.clamp(lo, hi)
-    };
-    if s > 0 {
+    let (d, b, e, s) = (d as i128, b as i128, e as i128, s as i128);
+    let norm = |i: i128, lo: i128, hi: i128| (if i < 0 { i + d } else { i }).clamp(lo, hi);
+    let len = if s > 0 {
         let (b, e) = (norm(b, 0, d), norm(e, 0, d));
         if e > b {
             (e - b + s - 1) / s
@@ -272,24 +299,18 @@ fn slice_len(d: i64, b: i64, e: i64, s: i64) -> i64 {
     } else {
         let (b, e) = (norm(b, -1, d - 1), norm(e, -1, d - 1));
         if b > e {
-            (b - e + (-s) - 1) / (-s)
+            (b - e - s - 1) / -s
         } else {
             0
         }
-    }
+    };
+    len as i64
 }
 
 /// The slice length for a symbolic dimension and positive stride, following Python's
 /// clamping: `max((e' - b' + s - 1) // s, 0)`.
 fn symbolic_slice_len(d: &PrimExpr, b: i64, e: i64, s: i64) -> PrimExpr {
-    let clamp = |i: i64| {
-        if i < 0 {
-            dim_op(PrimBinOp::Max, &dim_op(PrimBinOp::Add, d, &PrimExpr::int(i)), &PrimExpr::int(0))
-        } else {
-            dim_op(PrimBinOp::Min, &PrimExpr::int(i), d)
-        }
-    };
-    let (b, e) = (clamp(b), clamp(e));
+    let (b, e) = (clamp_index(d, b), clamp_index(d, e));
     let span = dim_op(PrimBinOp::Add, &dim_op(PrimBinOp::Sub, &e, &b), &PrimExpr::int(s - 1));
     dim_op(PrimBinOp::Max, &dim_op(PrimBinOp::FloorDiv, &span, &PrimExpr::int(s)), &PrimExpr::int(0))
 }
@@ -297,7 +318,8 @@ fn symbolic_slice_len(d: &PrimExpr, b: i64, e: i64, s: i64) -> PrimExpr {
 /// OP-strided_slice: slices each of `axes` as Python's `[begin:end:stride]` (negative
 /// bounds count from the end, bounds clamp to the dimension; `strides` default 1).
 /// Errors: not a tensor; `axes`, `begin`, `end`, `strides` of different lengths; a
-/// zero stride; an axis out of range or repeated. A symbolic dimension sliced with a
+/// zero stride; an axis out of range or repeated (with an unknown rank: the same
+/// integer twice). A symbolic dimension sliced with a
 /// negative stride gets an unknown size (the result's shape is unknown).
 pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
@@ -312,6 +334,7 @@ pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
         return Err(cx.error("a stride is 0"));
     }
     if x.ndim == -1 {
+        cx.reject_repeats(&axes)?;
         return Ok(tensor_si(None, x.dtype, -1));
     }
     let axes = cx.normalize_axes(&axes, x.ndim)?;

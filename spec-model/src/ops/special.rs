@@ -38,7 +38,8 @@ fn dps_outputs(cx: &Infer) -> Result<(StructInfo, Vec<StructInfo>), OpError> {
     Ok((out.clone(), fields))
 }
 
-/// The input tensors of a destination-passing call: a tuple of tensors (or one tensor).
+/// The input tensors of a destination-passing call: a tuple of tensors, or one tensor
+/// standing for a one-element tuple (TVMScript wraps a bare tensor so).
 fn dps_inputs(cx: &Infer, i: usize) -> Result<Vec<StructInfo>, OpError> {
     let fields = match &*cx.args[i].kind {
         StructInfoKind::Tuple { fields } => fields.clone(),
@@ -88,10 +89,12 @@ fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], s
 /// OP-call_tir: `call_tir(f, args, out_sinfo, tir_vars?)` allocates the outputs
 /// described by `out_sinfo`, calls the PrimFunc `f(*args, *outputs, *tir_vars)` in
 /// destination-passing style and returns the outputs; pure. The result's StructInfo is
-/// `out_sinfo`. Errors: `f` is not a GlobalVar bound to a PrimFunc of the module;
-/// `args` is not a tuple of tensors; `out_sinfo` is not one tensor (with shape and
-/// dtype) or a tuple of them; `tir_vars` is not a shape; the PrimFunc's parameter
-/// count, or a buffer's rank or dtype, does not match.
+/// `out_sinfo`. `args` is a tuple of tensors; a single tensor stands for the tuple of
+/// it (TVMScript's `R.call_tir(f, x, ...)`). Errors: `f` is not a GlobalVar bound to a
+/// PrimFunc of the module; `args` is neither a tensor nor a tuple of tensors;
+/// `out_sinfo` is not one tensor (with shape and dtype) or a tuple of them; `tir_vars`
+/// is not a shape; the PrimFunc's parameter count, or a buffer's rank or dtype, does
+/// not match.
 pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let (out, outputs) = dps_outputs(cx)?;
     let inputs = dps_inputs(cx, 1)?;
@@ -130,8 +133,8 @@ fn packed_callee(cx: &Infer) -> Result<(), OpError> {
 
 /// OP-call_dps_packed: as OP-call_tir, calling the packed function `func` (which may
 /// also mutate its inputs, so the call is impure). The result is `out_sinfo`.
-/// Errors: `func` is not a packed function; `args` not a tuple of tensors;
-/// `out_sinfo` not one tensor (with shape and dtype) or a tuple of them.
+/// Errors: `func` is not a packed function; `args` neither a tensor nor a tuple of
+/// tensors; `out_sinfo` not one tensor (with shape and dtype) or a tuple of them.
 pub fn call_dps_packed(cx: &mut Infer) -> Result<StructInfo, OpError> {
     packed_callee(cx)?;
     dps_inputs(cx, 1)?;
@@ -175,8 +178,9 @@ pub fn print(_cx: &mut Infer) -> Result<StructInfo, OpError> {
 
 /// OP-assert_op: stops the program with an error (the `format` string applied to the
 /// remaining arguments) when `condition` is false; impure. The result is the empty
-/// tuple. Error: `condition` is not a boolean scalar (a rank-0 `bool` tensor or a
-/// `bool` PrimValue).
+/// tuple. Error: `condition` is not a boolean scalar: a tensor whose known rank is not
+/// 0 or whose known dtype is not `bool`, a PrimValue not of dtype `bool`, or anything
+/// else. A tensor of unknown rank or dtype may be a boolean scalar (checked at run time).
 pub fn assert_op(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let ok = match &*cx.args[0].kind {
         StructInfoKind::Tensor { ndim, dtype, .. } => {

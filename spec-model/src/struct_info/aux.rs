@@ -115,14 +115,30 @@ pub fn erase_to_well_defined(s: &StructInfo, vars: &dyn VarScope, shapes: &PSet<
         }
         StructInfoKind::Func { params: Some(ps), ret, derive_func, purity } => {
             // The parameters' unbound shape variables are in scope for the function type.
-            let mut inner = shapes.clone();
-            let mut new = Vec::new();
-            ps.iter().for_each(|p| unbound_shape_vars(p, shapes, &mut new));
-            for v in new {
-                inner.insert(v);
-            }
+            // Erasing a parameter can remove the only dimension binding such a variable,
+            // so the binders are recomputed from the erased parameters until they are
+            // stable (erratum, proofs-notes/struct-info.md): otherwise the result could
+            // mention a variable nothing binds. Binders only shrink, so this ends.
+            let binders_of = |params: &[StructInfo]| {
+                let mut out = Vec::new();
+                params.iter().for_each(|p| unbound_shape_vars(p, shapes, &mut out));
+                out
+            };
+            let mut binders = binders_of(ps);
+            let (params, inner) = loop {
+                let mut inner = shapes.clone();
+                binders.iter().for_each(|v| {
+                    inner.insert(v.clone());
+                });
+                let params: Vec<StructInfo> = ps.iter().map(|p| erase_to_well_defined(p, vars, &inner)).collect();
+                let again = binders_of(&params);
+                if again.len() == binders.len() {
+                    break (params, inner);
+                }
+                binders = again;
+            };
             StructInfoKind::Func {
-                params: Some(ps.iter().map(|p| erase_to_well_defined(p, vars, &inner)).collect()),
+                params: Some(params),
                 ret: erase_to_well_defined(ret, vars, &inner),
                 derive_func: derive_func.clone(),
                 purity: *purity,

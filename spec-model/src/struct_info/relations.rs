@@ -393,8 +393,8 @@ pub fn unify_struct_info(s1: &StructInfo, s2: &StructInfo, env: &SiEnv) -> Struc
             let purity = *u1 && *u2;
             match (p1, p2) {
                 (None, None) => {
-                    if df1 == df2 && u1 == u2 {
-                        s1.clone()
+                    if df1 == df2 {
+                        mk(K::Func { params: None, ret: r1.clone(), derive_func: df1.clone(), purity })
                     } else {
                         mk(K::Func {
                             params: None,

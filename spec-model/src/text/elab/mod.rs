@@ -397,33 +397,48 @@ pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseRe
 pub use sinfo::ndim_of_shape_var;
 
 /// Elaborates a standalone StructInfo (a corpus `expect-sinfo:` line): every free name
-/// is a shape variable.
+/// is a shape variable, except a name given as a tensor's shape (`R.Tensor(s, ...)`),
+/// which is a shape-typed Relax variable.
 pub(crate) fn elaborate_struct_info(e: &PyExpr) -> ParseResult<crate::grammar::StructInfo> {
-    fn names(e: &PyExpr, out: &mut Vec<String>) {
+    fn names(e: &PyExpr, shapes: &mut Vec<String>, relax: &mut Vec<String>) {
         match &e.kind {
-            PyExprKind::Name(n) if !out.contains(n) => out.push(n.clone()),
+            PyExprKind::Name(n) if !shapes.contains(n) => shapes.push(n.clone()),
             // `R.Tensor`: the namespace is not a shape variable.
             PyExprKind::Attribute { .. } => {}
             PyExprKind::Call { func, args, keywords } => {
-                names(func, out);
-                args.iter().for_each(|a| names(a, out));
-                keywords.iter().for_each(|k| names(&k.value, out));
+                if func.dotted_name().as_deref() == Some("R.Tensor") {
+                    if let Some(PyExprKind::Name(n)) = args.first().map(|a| &a.kind) {
+                        relax.push(n.clone());
+                    }
+                }
+                names(func, shapes, relax);
+                args.iter().for_each(|a| names(a, shapes, relax));
+                keywords.iter().for_each(|k| names(&k.value, shapes, relax));
             }
-            PyExprKind::Tuple(xs) | PyExprKind::List(xs) => xs.iter().for_each(|x| names(x, out)),
-            PyExprKind::Unary { operand, .. } => names(operand, out),
+            PyExprKind::Tuple(xs) | PyExprKind::List(xs) => xs.iter().for_each(|x| names(x, shapes, relax)),
+            PyExprKind::Unary { operand, .. } => names(operand, shapes, relax),
             PyExprKind::Binary { left, right, .. } => {
-                names(left, out);
-                names(right, out);
+                names(left, shapes, relax);
+                names(right, shapes, relax);
             }
             _ => {}
         }
     }
-    let mut free = Vec::new();
-    names(e, &mut free);
+    let (mut free, mut relax) = (Vec::new(), Vec::new());
+    names(e, &mut free, &mut relax);
     let mut ctx = Ctx { globals: HashMap::new(), scopes: Scopes::new(HashMap::new()), fn_frames: Vec::new() };
     ctx.scopes.push();
     for n in free {
-        ctx.scopes.define(&n, Entity::Shape(crate::grammar::PrimVar::shape_var(n.clone())));
+        let entity = if relax.contains(&n) {
+            let shape = crate::grammar::StructInfo::new(
+                crate::grammar::StructInfoKind::Shape { values: None, ndim: -1 },
+                crate::Span::SYNTHETIC,
+            );
+            Entity::Relax(crate::grammar::Var::new(n.clone(), Some(shape), crate::Span::SYNTHETIC))
+        } else {
+            Entity::Shape(crate::grammar::PrimVar::shape_var(n.clone()))
+        };
+        ctx.scopes.define(&n, entity);
     }
     sinfo::struct_info(&mut ctx, e)
 }
