@@ -405,3 +405,13 @@ fn inconsistent_constant_does_not_panic() {
     assert!(printed.contains("<constant with 2 elements for shape [3, 2]>"), "{printed}");
     assert!(parse_module(&printed).is_err());
 }
+
+#[test]
+fn negative_nan_keeps_its_sign_through_printing() {
+    // Found by the parser fuzz test: `-float("nan")` printed as `float("nan")`.
+    let src = "@R.function\ndef main():\n    f = R.const([0.1, -float(\"nan\")], \"float16\")\n    g = R.const([-float(\"nan\"), float(\"nan\")], \"float32\")\n    return f\n";
+    let m = spec_model::text::parse_module(src).unwrap();
+    let printed = spec_model::text::check_round_trip(&m).unwrap();
+    assert!(printed.contains("R.const([0.1, -float(\"nan\")], \"float16\")"), "{printed}");
+    assert!(printed.contains("R.const([-float(\"nan\"), float(\"nan\")], \"float32\")"), "{printed}");
+}

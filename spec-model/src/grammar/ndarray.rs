@@ -140,7 +140,8 @@ impl TensorData {
         fn float_text<T: std::fmt::Debug + Into<f64> + Copy>(x: T) -> String {
             let f: f64 = x.into();
             if f.is_nan() {
-                "nan".into()
+                // The sign of a NaN is kept (`-float("nan")` reads back with it).
+                if f.is_sign_negative() { "-nan" } else { "nan" }.into()
             } else if f.is_infinite() {
                 if f > 0.0 {
                     "inf".into()

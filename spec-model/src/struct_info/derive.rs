@@ -118,7 +118,7 @@ pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport
         };
         d.globals.insert(gv.name.clone(), si);
     }
-    for (name, _recursive) in crate::well_formed::globals_callee_first(m) {
+    for name in crate::well_formed::globals_callee_first(m) {
         let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
         d.current = name.clone();
         let si = d.function(f, &Scope::default());

@@ -58,7 +58,7 @@ pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
         };
         c.globals.insert(gv.name.clone(), t);
     }
-    for (name, _recursive) in crate::well_formed::globals_callee_first(m) {
+    for name in crate::well_formed::globals_callee_first(m) {
         let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
         let t = c.function(f, &Gamma::new());
         c.globals.insert(name, t);

@@ -72,23 +72,33 @@ impl<'m> CallGraph<'m> {
     }
 }
 
-/// The module's global Relax functions in callee-first order, each with whether it is
-/// recursive (on a cycle of the call graph). Tarjan's algorithm completes a component
-/// only after every component it calls, so component numbers order callees first; the
-/// type checker (TY-1) and the StructInfo derivation (SI-D-1) check globals this way.
-pub fn globals_callee_first(m: &IRModule) -> Vec<(String, bool)> {
-    let g = CallGraph::of(m);
-    let mut out: Vec<(usize, String, bool)> = g
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| match &n.id {
-            FnId::Global(name) => Some((g.scc[i], name.clone(), g.recursive[i])),
-            _ => None,
+/// The module's global Relax functions, each after the globals it refers to (calls or
+/// any other use of their `GlobalVar`, in nested functions too) except along cycles:
+/// Tarjan's algorithm completes a component only after every component it reaches, so
+/// component numbers order referees first. The type checker (TY-1) and the StructInfo
+/// derivation (SI-D-1) check globals in this order, so a caller sees the checked type
+/// of a callee without a return annotation.
+pub fn globals_callee_first(m: &IRModule) -> Vec<String> {
+    let names: Vec<&String> = m.relax_functions().map(|(gv, _)| &gv.name).collect();
+    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let edges: Vec<Vec<usize>> = m
+        .relax_functions()
+        .map(|(_, f)| {
+            let mut out = Vec::new();
+            crate::grammar::visit::walk_expr(&f.body, &mut |e| {
+                if let ExprKind::GlobalVar(g) = &e.kind {
+                    if let Some(&j) = index.get(g.name.as_str()) {
+                        out.push(j);
+                    }
+                }
+            });
+            out
         })
         .collect();
-    out.sort_by_key(|(c, _, _)| *c);
-    out.into_iter().map(|(_, n, r)| (n, r)).collect()
+    let comp = tarjan(&edges);
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|&i| comp[i]);
+    order.into_iter().map(|i| names[i].clone()).collect()
 }
 
 /// The function a callee expression names, if it names one directly.

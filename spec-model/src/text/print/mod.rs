@@ -88,7 +88,7 @@ pub(crate) fn string_lit(s: &str) -> String {
 /// A float as Python reads it back exactly (`float("nan")` etc. for non-finite values).
 pub(crate) fn float_lit(f: f64) -> String {
     if f.is_nan() {
-        "float(\"nan\")".into()
+        if f.is_sign_negative() { "-float(\"nan\")" } else { "float(\"nan\")" }.into()
     } else if f.is_infinite() {
         if f > 0.0 {
             "float(\"inf\")".into()

@@ -178,6 +178,7 @@ fn element(data: &TensorData, i: usize) -> String {
     match data {
         TensorData::F16(_) | TensorData::F32(_) | TensorData::F64(_) => match text.as_str() {
             "nan" => "float(\"nan\")".into(),
+            "-nan" => "-float(\"nan\")".into(),
             "inf" => "float(\"inf\")".into(),
             "-inf" => "-float(\"inf\")".into(),
             t => match t.parse::<f64>() {
