@@ -415,3 +415,14 @@ fn negative_nan_keeps_its_sign_through_printing() {
     assert!(printed.contains("R.const([0.1, -float(\"nan\")], \"float16\")"), "{printed}");
     assert!(printed.contains("R.const([-float(\"nan\"), float(\"nan\")], \"float32\")"), "{printed}");
 }
+
+#[test]
+fn match_cast_branch_result_used_before_the_if_keeps_its_name() {
+    // Found by the parser fuzz test: a (WF-3-violating) use of an `if` branch's
+    // match_cast result inside an earlier local function printed under a name the
+    // `if` then renamed.
+    let src = include_str!("seeds/relax_features.rx")
+        .replace("        return fact(i)", "        _ = r\n        return fact(i)");
+    let m = spec_model::text::parse_module(&src).unwrap();
+    check_round_trip(&m).unwrap();
+}

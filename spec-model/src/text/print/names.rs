@@ -57,6 +57,11 @@ impl Names {
         n
     }
 
+    /// The name `v` already has, if it was printed before.
+    pub fn existing(&self, v: &Var) -> Option<String> {
+        self.vars.get(&v.id()).cloned()
+    }
+
     /// Prints `v` under an already chosen name (an `if` result bound in both branches).
     pub fn alias_var(&mut self, v: &Var, name: &str) {
         self.vars.insert(v.id(), name.to_string());

@@ -308,15 +308,9 @@ impl RelaxPrinter {
             return vec![self.result_binding(var, e, annotate)];
         };
         // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
-        let ends_in_match_cast = seq.blocks.last().is_some_and(|b| {
-            !b.is_dataflow()
-                && matches!(b.bindings.last(), Some(Binding::MatchCast { var: Some(w), .. }) if seq.body.as_var() == Some(w))
-        });
-        if ends_in_match_cast {
-            if let Some(w) = seq.body.as_var() {
-                let name = self.names.borrow_mut().var(var);
-                self.names.borrow_mut().alias_var(w, &name);
-            }
+        if let Some(w) = match_cast_result(e) {
+            let name = self.names.borrow_mut().var(var);
+            self.names.borrow_mut().alias_var(w, &name);
             return self.blocks(&seq.blocks);
         }
         let mut out = self.blocks(&seq.blocks);
@@ -341,6 +335,16 @@ impl RelaxPrinter {
 
     /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
     fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
+        // A branch's match_cast variable printed earlier (an ill-formed use before its
+        // binding) keeps its name: the `if` result takes it, since both print alike.
+        let earlier = [&i.true_branch, &i.false_branch]
+            .into_iter()
+            .filter_map(match_cast_result)
+            .find_map(|w| self.names.borrow().existing(w));
+        let named = self.names.borrow().existing(var).is_some();
+        if let (Some(name), false) = (earlier, named) {
+            self.names.borrow_mut().alias_var(var, &name);
+        }
         self.names.borrow_mut().var(var);
         let t = self.branch_lines(var, &i.true_branch, true);
         let f = self.branch_lines(var, &i.false_branch, false);
@@ -475,5 +479,15 @@ impl RelaxPrinter {
             docs.push(txt("sinfo_args=").append(self.sinfo_list(&c.sinfo_args)));
         }
         Some(call(op_script_name(name), docs))
+    }
+}
+
+/// The variable of the match_cast that ends an `if` branch and is its result, if any.
+fn match_cast_result(e: &Expr) -> Option<&Var> {
+    let ExprKind::SeqExpr(seq) = &e.kind else { return None };
+    let b = seq.blocks.last().filter(|b| !b.is_dataflow())?;
+    match b.bindings.last() {
+        Some(Binding::MatchCast { var: Some(w), .. }) if seq.body.as_var() == Some(w) => Some(w),
+        _ => None,
     }
 }
