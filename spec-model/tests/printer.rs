@@ -426,3 +426,12 @@ fn match_cast_branch_result_used_before_the_if_keeps_its_name() {
     let m = spec_model::text::parse_module(&src).unwrap();
     check_round_trip(&m).unwrap();
 }
+
+#[test]
+fn if_annotation_goes_to_the_branch_not_ending_in_a_match_cast() {
+    // Found by the parser fuzz test: the annotation was printed only in the true
+    // branch, which ended in a match_cast whose annotation is the cast variable's.
+    let src = "@R.function\ndef main(x: R.Tensor((\"n\",), \"float32\"), flag: R.Tensor((), \"bool\")):\n    n = T.int64()\n    if flag:\n        r: R.Tensor((n,), \"float32\") = R.match_cast(x, R.Tensor((n,), \"float32\"))\n    else:\n        r: R.Tensor((n,), \"float32\") = R.add(x, x)\n    return r\n";
+    let m = spec_model::text::parse_module(src).unwrap();
+    check_round_trip(&m).unwrap();
+}

@@ -346,8 +346,11 @@ impl RelaxPrinter {
             self.names.borrow_mut().alias_var(var, &name);
         }
         self.names.borrow_mut().var(var);
-        let t = self.branch_lines(var, &i.true_branch, true);
-        let f = self.branch_lines(var, &i.false_branch, false);
+        // The `if` result's annotation is written in one branch; a branch ending in a
+        // match_cast cannot carry it (its annotation is the cast variable's).
+        let t_casts = match_cast_result(&i.true_branch).is_some();
+        let t = self.branch_lines(var, &i.true_branch, !t_casts);
+        let f = self.branch_lines(var, &i.false_branch, t_casts);
         block(txt("if ").append(self.expr(&i.cond)), t).append(RcDoc::hardline()).append(block(txt("else"), f))
     }
 
