@@ -9,7 +9,8 @@ mod gen;
 use gen::{gen_si, gen_tensor, vars, with_env};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use spec_model::grammar::{
-    AttrValue, Attrs, Call, DataType, Expr, ExprKind, FloatLit, GlobalVar, PrimExpr, PrimExprKind, StructInfo, Var,
+    AttrValue, Attrs, Call, DataType, Expr, ExprKind, FloatLit, GlobalVar, PrimExpr, PrimExprKind, StructInfo,
+    StructInfoKind, Var,
 };
 use spec_model::ops::{infer_struct_info, Arity, AttrKind, REGISTRY};
 use spec_model::Span;
@@ -70,6 +71,15 @@ fn arg(g: &mut Gen, si: &StructInfo) -> Expr {
     Expr::new(kind, Span::SYNTHETIC)
 }
 
+/// A tensor whose shape contradicts its rank (WF-13 rejects it, but the operators
+/// must not trust it).
+fn ill_formed_tensor(g: &mut Gen) -> StructInfo {
+    let dims = (0..usize::arbitrary(g) % 4).map(|_| gen::dim(g)).collect();
+    let shape = Expr::new(ExprKind::ShapeExpr(dims), Span::SYNTHETIC);
+    let ndim = *g.choose(&[-1, 0, 1, 2, 3]).expect("non-empty");
+    StructInfo::new(StructInfoKind::Tensor { shape: Some(shape), dtype: DataType::FLOAT32, ndim }, Span::SYNTHETIC)
+}
+
 #[derive(Clone, Debug)]
 struct RandomCall {
     op: usize,
@@ -89,8 +99,13 @@ impl Arbitrary for RandomCall {
             _ => usize::arbitrary(g) % 4,
         };
         // Mostly tensors (what most operators take), sometimes anything.
-        let args: Vec<StructInfo> =
-            (0..n).map(|_| if u32::arbitrary(g) % 4 == 0 { gen_si(g, 2) } else { gen_tensor(g) }).collect();
+        let args: Vec<StructInfo> = (0..n)
+            .map(|_| match u32::arbitrary(g) % 8 {
+                0 | 1 => gen_si(g, 2),
+                2 => ill_formed_tensor(g),
+                _ => gen_tensor(g),
+            })
+            .collect();
         let exprs = args.iter().map(|s| arg(g, s)).collect();
         let mut attrs = Attrs::default();
         // Attribute names from the operator's schema, so the rules get past the schema check.

@@ -120,7 +120,10 @@ impl<'a> Infer<'a> {
                     ExprKind::Var(v) => (self.env.var_values)(v),
                     _ => None,
                 });
-                Ok(TensorInfo { ndim: *ndim, dtype: *dtype, dims, shape: shape.clone() })
+                // Dimensions that contradict the rank (ill-formed, WF-13) are not used.
+                let dims = dims.filter(|d| *ndim == -1 || d.len() as i64 == *ndim);
+                let ndim = dims.as_ref().map_or(*ndim, |d| d.len() as i64);
+                Ok(TensorInfo { ndim, dtype: *dtype, dims, shape: shape.clone() })
             }
             _ => Err(self.error(format!("{what} must be a tensor, got {}", crate::text::print_struct_info(si)))),
         }
@@ -306,8 +309,9 @@ impl<'a> Infer<'a> {
         if known.len() != ts.len() {
             return Ok((ndim, None));
         }
-        let mut dims = known[0].clone();
-        for d in &known[1..] {
+        let Some((first, rest)) = known.split_first() else { return Ok((ndim, Some(Vec::new()))) };
+        let mut dims = (*first).clone();
+        for d in rest {
             match self.broadcast_shapes(&dims, d)? {
                 Some(next) => dims = next,
                 None => return Ok((ndim, None)),
