@@ -435,3 +435,12 @@ fn if_annotation_goes_to_the_branch_not_ending_in_a_match_cast() {
     let m = spec_model::text::parse_module(src).unwrap();
     check_round_trip(&m).unwrap();
 }
+
+#[test]
+fn match_cast_branch_variable_used_elsewhere_keeps_its_own_name() {
+    // Found by the parser fuzz test: `w = R.match_cast(..); y = w` printed as
+    // `y = R.match_cast(..)`, so a (WF-3-violating) later use of `w` became `y`.
+    let src = "@R.function\ndef main(c: R.Tensor((), \"bool\"), x: R.Tensor(dtype=\"float32\", ndim=1)):\n    k = T.int64()\n    if c:\n        z = R.match_cast(x, R.Tensor((k,), \"float32\"))\n        y = z\n    else:\n        w = R.match_cast(x, R.Tensor((k,), \"float32\"))\n        y = w\n    rey = w\n    return y\n";
+    let m = spec_model::text::parse_module(src).unwrap();
+    check_round_trip(&m).unwrap();
+}

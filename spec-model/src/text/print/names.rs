@@ -18,8 +18,9 @@ pub(crate) struct Names {
     prims: HashMap<u64, String>,
     buffers: HashMap<u64, String>,
     taken: HashSet<String>,
-    /// Relax variables some expression refers to (unused `_` may repeat).
-    pub used: HashSet<u64>,
+    /// How often each Relax variable is referred to (unused `_` may repeat; a branch's
+    /// match_cast variable used only as the branch result may print as the `if`'s).
+    pub uses: HashMap<u64, usize>,
 }
 
 impl Names {
@@ -52,7 +53,8 @@ impl Names {
         if let Some(n) = self.vars.get(&v.id()) {
             return n.clone();
         }
-        let n = if v.name() == "_" && !self.used.contains(&v.id()) { "_".to_string() } else { self.fresh(v.name()) };
+        let used = self.uses.get(&v.id()).is_some_and(|n| *n > 0);
+        let n = if v.name() == "_" && !used { "_".to_string() } else { self.fresh(v.name()) };
         self.vars.insert(v.id(), n.clone());
         n
     }

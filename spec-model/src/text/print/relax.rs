@@ -146,11 +146,42 @@ fn sinfo(s: &StructInfo, out: &mut Vec<PrimVar>) {
     }
 }
 
+/// Counts the references to each Relax variable: in expressions, and as a tensor's
+/// shape in annotations and casts.
 fn used_vars(e: &Expr, names: &mut Names) {
-    walk_expr(e, &mut |x| {
-        if let ExprKind::Var(v) = &x.kind {
-            names.used.insert(v.id());
+    fn shape_vars(s: &StructInfo, uses: &mut std::collections::HashMap<u64, usize>) {
+        match &*s.kind {
+            StructInfoKind::Tensor { shape: Some(Expr { kind: ExprKind::Var(v), .. }), .. } => {
+                *uses.entry(v.id()).or_default() += 1
+            }
+            StructInfoKind::Tuple { fields } => fields.iter().for_each(|f| shape_vars(f, uses)),
+            StructInfoKind::Func { params, ret, .. } => {
+                params.iter().flatten().for_each(|p| shape_vars(p, uses));
+                shape_vars(ret, uses);
+            }
+            _ => {}
         }
+    }
+    let uses = &mut names.uses;
+    walk_expr(e, &mut |x| match &x.kind {
+        ExprKind::Var(v) => *uses.entry(v.id()).or_default() += 1,
+        ExprKind::SeqExpr(seq) => {
+            for b in seq.blocks.iter().flat_map(|b| &b.bindings) {
+                if let Some(a) = b.var().and_then(|v| v.annotation()) {
+                    shape_vars(a, uses);
+                }
+                if let Binding::MatchCast { struct_info, .. } = b {
+                    shape_vars(struct_info, uses);
+                }
+            }
+        }
+        ExprKind::Function(f) => {
+            f.params.iter().filter_map(|p| p.annotation()).for_each(|a| shape_vars(a, uses));
+            if let Some(r) = &f.ret_struct_info {
+                shape_vars(r, uses);
+            }
+        }
+        _ => {}
     });
 }
 
@@ -308,7 +339,7 @@ impl RelaxPrinter {
             return vec![self.result_binding(var, e, annotate)];
         };
         // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
-        if let Some(w) = match_cast_result(e) {
+        if let Some(w) = self.cast_result(e) {
             let name = self.names.borrow_mut().var(var);
             self.names.borrow_mut().alias_var(w, &name);
             return self.blocks(&seq.blocks);
@@ -333,13 +364,20 @@ impl RelaxPrinter {
         }
     }
 
+    /// A branch's match_cast result variable that may print under the `if`'s name: one
+    /// referred to only as the branch's result (else it keeps its own name and the
+    /// branch ends in `y = w`).
+    fn cast_result<'e>(&self, e: &'e Expr) -> Option<&'e Var> {
+        match_cast_result(e).filter(|w| self.names.borrow().uses.get(&w.id()).copied().unwrap_or(0) <= 1)
+    }
+
     /// `if c: ... v = t_body else: ... v = f_body` (TVMScript's form of `v = If(c, t, f)`).
     fn if_binding(&self, var: &Var, i: &crate::grammar::If) -> Doc {
         // A branch's match_cast variable printed earlier (an ill-formed use before its
         // binding) keeps its name: the `if` result takes it, since both print alike.
         let earlier = [&i.true_branch, &i.false_branch]
             .into_iter()
-            .filter_map(match_cast_result)
+            .filter_map(|b| self.cast_result(b))
             .find_map(|w| self.names.borrow().existing(w));
         let named = self.names.borrow().existing(var).is_some();
         if let (Some(name), false) = (earlier, named) {
@@ -348,7 +386,7 @@ impl RelaxPrinter {
         self.names.borrow_mut().var(var);
         // The `if` result's annotation is written in one branch; a branch ending in a
         // match_cast cannot carry it (its annotation is the cast variable's).
-        let t_casts = match_cast_result(&i.true_branch).is_some();
+        let t_casts = self.cast_result(&i.true_branch).is_some();
         let t = self.branch_lines(var, &i.true_branch, !t_casts);
         let f = self.branch_lines(var, &i.false_branch, t_casts);
         block(txt("if ").append(self.expr(&i.cond)), t).append(RcDoc::hardline()).append(block(txt("else"), f))
@@ -485,7 +523,8 @@ impl RelaxPrinter {
     }
 }
 
-/// The variable of the match_cast that ends an `if` branch and is its result, if any.
+/// The variable of the match_cast that ends an `if` branch and is its result, if any
+/// (then the branch prints as `y = R.match_cast(...)`, the parser's reading of it).
 fn match_cast_result(e: &Expr) -> Option<&Var> {
     let ExprKind::SeqExpr(seq) = &e.kind else { return None };
     let b = seq.blocks.last().filter(|b| !b.is_dataflow())?;
