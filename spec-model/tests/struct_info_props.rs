@@ -327,3 +327,30 @@ fn counterexample_erase_unbinds_a_return_variable() {
     let StructInfoKind::Func { ret, .. } = &*e.kind else { panic!("a function") };
     assert_eq!(ret, &si(StructInfoKind::Tensor { shape: None, dtype: DataType::FLOAT32, ndim: 1 }));
 }
+
+/// erase_to_well_defined's `ShapeStructInfo` path has no `return` when nothing is out
+/// of scope (pseudocode.md line 182): the shape itself is meant.
+#[test]
+fn erratum_erase_to_well_defined_returns_the_shape() {
+    let n = PrimExpr::var(&vars()[0]);
+    let s = shape(&[n, PrimExpr::int(2)]);
+    let scope: imbl::HashSet<_> = vars().into_iter().collect();
+    let no_vars: imbl::HashSet<spec_model::grammar::Var> = Default::default();
+    assert_eq!(erase_to_well_defined(&s, &no_vars, &scope), s);
+    // Out of scope: the values are dropped, the rank kept.
+    let e = erase_to_well_defined(&s, &no_vars, &Default::default());
+    assert_eq!(e, si(StructInfoKind::Shape { values: None, ndim: 2 }));
+}
+
+/// get_shape_var_mapping's shape case maps `S1.values[i]` to itself (pseudocode.md line
+/// 232); the tensor case maps it to `S2`'s value, which is meant: `n ↦ 3`.
+#[test]
+fn erratum_get_shape_var_mapping_maps_shapes_to_s2() {
+    let n = vars()[0].clone();
+    let (s1, s2) = (shape(&[PrimExpr::var(&n)]), shape(&[PrimExpr::int(3)]));
+    let m = spec_model::struct_info::get_shape_var_mapping(&s1, &s2, &Default::default());
+    assert_eq!(m.get(&n.id()), Some(&PrimExpr::int(3)));
+    // A variable in scope is not a binder: no mapping.
+    let scope: imbl::HashSet<_> = std::iter::once(n).collect();
+    assert!(spec_model::struct_info::get_shape_var_mapping(&s1, &s2, &scope).is_empty());
+}
