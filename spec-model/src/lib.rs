@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod grammar;
 pub mod normal_form;
 pub mod ops;
+pub mod prim_eval;
 pub mod rules;
 pub mod span;
 pub mod struct_info;

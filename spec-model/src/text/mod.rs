@@ -31,6 +31,13 @@ pub fn parse_expr_in_module(module: &IRModule, src: &str) -> ParseResult<Expr> {
     elab::elaborate_expr_in_module(module, &e)
 }
 
+/// Parses shape expressions such as `(n + 1) * (n - 1)` in the `.rx` syntax; free names
+/// are `int64` shape variables shared by all of them.
+pub fn parse_prim_exprs(srcs: &[&str]) -> ParseResult<Vec<crate::grammar::PrimExpr>> {
+    let es = srcs.iter().map(|s| py_parser::parse_expression(s)).collect::<ParseResult<Vec<_>>>()?;
+    elab::elaborate_prim_exprs(&es)
+}
+
 /// Parses a standalone StructInfo such as `R.Tensor((n, 4), "float32")`; its free
 /// names are shape variables.
 pub fn parse_struct_info(src: &str) -> ParseResult<crate::grammar::StructInfo> {

@@ -396,6 +396,14 @@ pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseRe
 
 pub use sinfo::ndim_of_shape_var;
 
+/// Elaborates standalone shape expressions (`oracle prove`): a free name is an `int64`
+/// shape variable, the same one wherever the name recurs.
+pub(crate) fn elaborate_prim_exprs(es: &[PyExpr]) -> ParseResult<Vec<crate::grammar::PrimExpr>> {
+    let mut ctx = Ctx { globals: HashMap::new(), scopes: Scopes::new(HashMap::new()), fn_frames: Vec::new() };
+    ctx.scopes.push();
+    es.iter().map(|e| prim::prim_expr(&mut ctx, e, prim::NameMode::Declare)).collect()
+}
+
 /// Elaborates a standalone StructInfo (a corpus `expect-sinfo:` line): every free name
 /// is a shape variable, except a name given as a tensor's shape (`R.Tensor(s, ...)`),
 /// which is a shape-typed Relax variable.

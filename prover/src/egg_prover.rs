@@ -1,0 +1,90 @@
+//! The egg back end: equality saturation over [`Shape`](crate::lang::Shape) with the
+//! rewrites of [`rules`](crate::rules) and the analysis of
+//! [`analysis`](crate::analysis), under node, iteration and time limits.
+//!
+//! Verdicts: `Equal` when both sides end in one e-class, both fold to one constant, or
+//! their difference folds to 0; `NotEqual` when they fold to different constants, or
+//! their difference is a nonzero constant or ranges over an interval without 0.
+
+use crate::analysis::ShapeAnalysis;
+use crate::lang::{Shape, Translation};
+use egg::{EGraph, Id, Language, Rewrite, Runner};
+use spec_model::grammar::{PrimExpr, PrimVar};
+use spec_model::struct_info::{ShapeProver, Verdict};
+use std::time::Duration;
+
+/// The egg back end with its limits.
+pub struct EggProver {
+    pub node_limit: usize,
+    pub iter_limit: usize,
+    pub time_limit: Duration,
+    rules: Vec<Rewrite<Shape, ShapeAnalysis>>,
+}
+
+impl Default for EggProver {
+    fn default() -> Self {
+        EggProver { node_limit: 20_000, iter_limit: 16, time_limit: Duration::from_millis(50), rules: crate::rules::rules() }
+    }
+}
+
+/// What the e-graph says about `a == b`, with `d = a - b`.
+fn decide(eg: &EGraph<Shape, ShapeAnalysis>, a: Id, b: Id, d: Id) -> Verdict {
+    if eg.analysis.conflict {
+        return Verdict::Unknown;
+    }
+    if eg.find(a) == eg.find(b) {
+        return Verdict::Equal;
+    }
+    let (fa, fb, fd) = (&eg[a].data, &eg[b].data, &eg[d].data);
+    match (fa.constant, fb.constant) {
+        (Some(x), Some(y)) if x == y => return Verdict::Equal,
+        (Some(_), Some(_)) => return Verdict::NotEqual,
+        _ => {}
+    }
+    match fd.constant {
+        Some(0) => Verdict::Equal,
+        Some(_) => Verdict::NotEqual,
+        None if fd.range.excludes(0) => Verdict::NotEqual,
+        None => Verdict::Unknown,
+    }
+}
+
+impl EggProver {
+    /// Builds the e-graph of `lhs`, `rhs` and `lhs - rhs`; `None` if either side has no
+    /// translation (floating point, narrowing casts).
+    fn build(lhs: &PrimExpr, rhs: &PrimExpr) -> Option<(EGraph<Shape, ShapeAnalysis>, Id, Id, Id)> {
+        let mut t = Translation::default();
+        let (a, b) = (t.add(lhs)?, t.add(rhs)?);
+        let d = t.expr.add(Shape::Sub([a, b]));
+        let mut eg = EGraph::new(ShapeAnalysis { ranges: t.ranges, conflict: false });
+        let mut ids: Vec<Id> = Vec::with_capacity(t.expr.as_ref().len());
+        for node in t.expr.as_ref() {
+            let n = node.clone().map_children(|c| ids[usize::from(c)]);
+            ids.push(eg.add(n));
+        }
+        eg.rebuild();
+        let at = |i: Id| ids[usize::from(i)];
+        Some((eg, at(a), at(b), at(d)))
+    }
+}
+
+impl ShapeProver for EggProver {
+    fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
+        let Some((eg, a, b, d)) = Self::build(lhs, rhs) else { return Verdict::Unknown };
+        let first = decide(&eg, a, b, d);
+        if first != Verdict::Unknown {
+            return first;
+        }
+        let runner = Runner::default()
+            .with_egraph(eg)
+            .with_node_limit(self.node_limit)
+            .with_iter_limit(self.iter_limit)
+            .with_time_limit(self.time_limit)
+            .with_hook(move |r| match decide(&r.egraph, a, b, d) {
+                Verdict::Unknown => Ok(()),
+                _ => Err("decided".into()),
+            })
+            .run(&self.rules);
+        decide(&runner.egraph, a, b, d)
+    }
+}
