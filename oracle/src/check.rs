@@ -2,11 +2,12 @@
 //! normal-form check of the normalized program, then StructInfo derivation and type
 //! checking (which reads the StructInfo of operator calls, TY-7.1).
 
+use prover::AutoProver;
 use spec_model::diagnostic::Diagnostic;
 use spec_model::grammar::{IRModule, StructInfo, Var};
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::rules::rule_summary;
-use spec_model::struct_info::{derive_struct_info, ShapeProver, SinfoReport, SyntacticProver};
+use spec_model::struct_info::{derive_struct_info, ShapeProver, SinfoReport};
 use spec_model::text::print_struct_info;
 use spec_model::types::{check_types, TypeReport};
 use spec_model::well_formed::check_well_formed;
@@ -29,9 +30,15 @@ impl CheckReport {
     }
 }
 
-/// [`check_module_with`] and the syntactic prover.
+thread_local! {
+    /// The default prover, shared by every check on this thread so its cache is too
+    /// (a Z3 context is not `Send`).
+    static AUTO: AutoProver = AutoProver::default();
+}
+
+/// [`check_module_with`] and the auto prover (syntactic, egg, Z3).
 pub fn check_module(m: &IRModule, as_written: bool) -> CheckReport {
-    check_module_with(m, as_written, &SyntacticProver)
+    AUTO.with(|p| check_module_with(m, as_written, p))
 }
 
 /// Well-formedness (WF-1..18) on the program as written; if it holds, normalization

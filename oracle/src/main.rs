@@ -1,8 +1,9 @@
 //! The `oracle` command line.
 
 use clap::{Parser, Subcommand};
-use oracle::check::{check_module, render_with_rule};
+use oracle::check::{check_module, check_module_with, render_with_rule};
 use oracle::corpus::{by_rule, collect_files, run_file_with, Status};
+use prover::{Backend, ShapeProver};
 use spec_model::text::{parse_module, print_module, DEFAULT_WIDTH};
 use std::io::Read;
 use std::path::PathBuf;
@@ -36,6 +37,24 @@ enum Command {
         /// Print every function's FuncStructInfo and every binding's derived StructInfo.
         #[arg(long)]
         show_sinfo: bool,
+        /// The back end deciding shape equalities: syntactic, egg, z3 or auto.
+        #[arg(long, default_value = "auto")]
+        prover: Backend,
+    },
+    /// Decide whether two shape expressions are equal under every assignment of their
+    /// free variables (int64 shape variables, >= 0): prints `equal`, `not-equal` or
+    /// `unknown`.
+    Prove {
+        /// The left-hand side, e.g. `(n + 1) * (n - 1)`.
+        lhs: String,
+        /// The right-hand side, e.g. `n * n - 1`.
+        rhs: String,
+        /// The back end: syntactic, egg, z3 or auto.
+        #[arg(long, default_value = "auto")]
+        prover: Backend,
+        /// Also print (on stderr) which back end decided and how long it took.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Print the normalized form of a well-formed program.
     Normalize {
@@ -108,6 +127,47 @@ fn report(l: &Loaded, diagnostics: &[spec_model::diagnostic::Diagnostic]) -> Exi
     }
 }
 
+/// `oracle prove`: parses both sides (free names are shared shape variables) and asks
+/// the back end.
+fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
+    // Each side alone first, so a syntax error points into the right one.
+    for (name, src) in [("LHS", lhs), ("RHS", rhs)] {
+        if let Err(e) = spec_model::text::parse_prim_exprs(&[src]) {
+            eprint!("{}", e.render(name, src));
+            return ExitCode::FAILURE;
+        }
+    }
+    let es = match spec_model::text::parse_prim_exprs(&[lhs, rhs]) {
+        Ok(es) => es,
+        Err(e) => {
+            eprintln!("error: {}", e.0.message);
+            return ExitCode::FAILURE;
+        }
+    };
+    let start = std::time::Instant::now();
+    let (verdict, by) = match backend {
+        Backend::Auto => {
+            let p = prover::AutoProver::default();
+            let v = p.compare(&es[0], &es[1], &[]);
+            (v, p.last_decided_by().map_or("nobody".to_string(), |b| format!("{b:?}").to_lowercase()))
+        }
+        b => (b.prover().compare(&es[0], &es[1], &[]), b.name().to_string()),
+    };
+    if verbose {
+        eprintln!("decided by {by} in {:.3} ms", start.elapsed().as_secs_f64() * 1e3);
+    }
+    println!("{}", verdict_word(verdict));
+    ExitCode::SUCCESS
+}
+
+fn verdict_word(v: prover::Verdict) -> &'static str {
+    match v {
+        prover::Verdict::Equal => "equal",
+        prover::Verdict::NotEqual => "not-equal",
+        prover::Verdict::Unknown => "unknown",
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -118,9 +178,9 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Check { file, as_written, show_sinfo } => match load(&file) {
+        Command::Check { file, as_written, show_sinfo, prover } => match load(&file) {
             Ok(l) => {
-                let r = check_module(&l.module, as_written);
+                let r = check_module_with(&l.module, as_written, prover.prover().as_ref());
                 let code = report(&l, &r.diagnostics);
                 if show_sinfo {
                     match &r.sinfo {
@@ -149,6 +209,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
+        Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {
             Ok(l) => {
                 let m = &l.module;

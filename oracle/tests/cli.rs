@@ -121,3 +121,42 @@ fn check_warnings_do_not_fail() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("warning[OP-add]"), "{err}");
 }
+
+#[test]
+fn prove_prints_the_verdict_of_the_chosen_back_end() {
+    let ask = |args: &[&str]| {
+        let out = oracle(args, None);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(ask(&["prove", "(n + 1) * (n - 1)", "n * n - 1"]), "equal");
+    assert_eq!(ask(&["prove", "n + 1", "n", "--prover", "egg"]), "not-equal");
+    assert_eq!(ask(&["prove", "2 * n + 1", "2 * m", "--prover", "z3"]), "not-equal");
+    assert_eq!(ask(&["prove", "n * m", "n"]), "unknown");
+    // The spec's minimum: alpha-equivalence after constant folding.
+    assert_eq!(ask(&["prove", "n * 2", "2 * n", "--prover", "syntactic"]), "unknown");
+    assert_eq!(ask(&["prove", "n * (1 + 1)", "n * 2", "--prover", "syntactic"]), "equal");
+    let verbose = oracle(&["prove", "n", "n + 0", "--verbose"], None);
+    assert!(String::from_utf8(verbose.stderr).unwrap().starts_with("decided by"));
+}
+
+#[test]
+fn prove_reports_syntax_errors_in_the_side_they_occur() {
+    let out = oracle(&["prove", "n", "n +"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("error[syntax]") && err.contains("RHS:1:4"), "{err}");
+    let bad = oracle(&["prove", "n", "m", "--prover", "magic"], None);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8(bad.stderr).unwrap().contains("unknown prover `magic`"));
+}
+
+#[test]
+fn check_uses_the_chosen_prover() {
+    let file = "corpus/prover/off_by_one_incompatible.rx";
+    let auto = oracle(&["check", file], None);
+    assert_eq!(auto.status.code(), Some(1), "auto proves n + 1 != n: an error");
+    let syntactic = oracle(&["check", "--prover", "syntactic", file], None);
+    assert!(syntactic.status.success(), "syntactic cannot decide it: a warning");
+    assert!(String::from_utf8(syntactic.stderr).unwrap().contains("only possibly compatible"));
+}

@@ -61,20 +61,25 @@ impl Interval {
         Interval::new(self.hi.map(|h| -h), self.lo.map(|l| -l))
     }
 
-    fn mul(self, o: Interval) -> Interval {
-        // With an unbounded side, only the sign-determined cases are kept.
-        match (self.lo, self.hi, o.lo, o.hi) {
-            (Some(a), Some(b), Some(c), Some(d)) => {
-                let ps = [a * c, a * d, b * c, b * d];
-                Interval::new(ps.iter().min().copied(), ps.iter().max().copied())
+    pub(crate) fn mul(self, o: Interval) -> Interval {
+        // Checked products: a bound whose product leaves i128 is unbounded (a wrapped
+        // bound would be unsound). With an unbounded side, only the sign-determined
+        // cases are kept.
+        let m = |x: i128, y: i128| x.checked_mul(y);
+        if let (Some(a), Some(b), Some(c), Some(d)) = (self.lo, self.hi, o.lo, o.hi) {
+            if let (Some(p), Some(q), Some(r), Some(t)) = (m(a, c), m(a, d), m(b, c), m(b, d)) {
+                let ps = [p, q, r, t];
+                return Interval::new(ps.iter().min().copied(), ps.iter().max().copied());
             }
+        }
+        match (self.lo, self.hi, o.lo, o.hi) {
             (Some(a), hi1, Some(c), hi2) if a >= 0 && c >= 0 => {
                 let hi = match (hi1, hi2) {
-                    (Some(b), Some(d)) => Some(b * d),
                     (Some(0), _) | (_, Some(0)) => Some(0),
+                    (Some(b), Some(d)) => m(b, d),
                     _ => None,
                 };
-                Interval::new(Some(a * c), hi)
+                Interval::new(m(a, c), hi)
             }
             _ => Interval::ANY,
         }
@@ -179,7 +184,9 @@ impl Analysis<Shape> for ShapeAnalysis {
             Shape::Add([a, b]) | Shape::Sub([a, b]) | Shape::Mul([a, b]) => {
                 let (x, y) = binop(a, b);
                 let (constant, range) = match enode {
-                    Shape::Add(_) => (x.constant.zip(y.constant).and_then(|(p, q)| p.checked_add(q)), x.range.add(y.range)),
+                    Shape::Add(_) => {
+                        (x.constant.zip(y.constant).and_then(|(p, q)| p.checked_add(q)), x.range.add(y.range))
+                    }
                     Shape::Sub(_) => {
                         (x.constant.zip(y.constant).and_then(|(p, q)| p.checked_sub(q)), x.range.add(y.range.neg()))
                     }
@@ -293,6 +300,11 @@ impl Analysis<Shape> for ShapeAnalysis {
             (a, b) => a.or(b),
         };
         let merged = Facts { constant, range: to.range.intersect(from.range), total: to.total || from.total };
+        // A total class has values (every variable's range is nonempty), so an empty
+        // interval means an unsound fact somewhere: refuse to decide.
+        if merged.total && merged.range.lo.zip(merged.range.hi).is_some_and(|(l, h)| l > h) {
+            self.conflict = true;
+        }
         let did = DidMerge(merged != before, merged != from);
         *to = merged;
         did

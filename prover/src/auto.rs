@@ -1,5 +1,6 @@
 //! The auto back end: syntactic, then egg, then Z3, the first decisive answer wins;
-//! answers are cached by the canonical text of the pair (variables by identity).
+//! answers are cached by the canonical text of the pair (variables renamed by first
+//! occurrence).
 
 use crate::egg_prover::EggProver;
 use crate::z3_prover::Z3Prover;
@@ -9,13 +10,16 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The canonical text of an expression: its structure, literals with dtypes, and
-/// variables by identity (two variables may share a name).
-pub fn canonical_key(e: &PrimExpr) -> String {
-    fn go(e: &PrimExpr, out: &mut String) {
+/// The canonical text of a pair: structure, literals with their dtypes, variables
+/// numbered by first occurrence (with their dtypes). Renaming variables consistently
+/// on both sides cannot change a verdict, so alpha-equivalent pairs share an entry.
+pub fn canonical_key(lhs: &PrimExpr, rhs: &PrimExpr) -> String {
+    fn go(e: &PrimExpr, names: &mut HashMap<u64, usize>, out: &mut String) {
         match &*e.kind {
             PrimExprKind::Var(v) => {
-                let _ = write!(out, "v{}", v.id());
+                let next = names.len();
+                let i = *names.entry(v.id()).or_insert(next);
+                let _ = write!(out, "v{i}:{}", v.dtype());
             }
             PrimExprKind::IntImm { value, dtype } => {
                 let _ = write!(out, "{value}:{dtype}");
@@ -25,33 +29,35 @@ pub fn canonical_key(e: &PrimExpr) -> String {
             }
             PrimExprKind::Binary { op, a, b } => {
                 let _ = write!(out, "({} ", op.spec_name());
-                go(a, out);
+                go(a, names, out);
                 out.push(' ');
-                go(b, out);
+                go(b, names, out);
                 out.push(')');
             }
             PrimExprKind::Not(a) => {
                 out.push_str("(Not ");
-                go(a, out);
+                go(a, names, out);
                 out.push(')');
             }
             PrimExprKind::Select { cond, then_value, else_value } => {
-                out.push_str("(Select ");
+                out.push_str("(Select");
                 for x in [cond, then_value, else_value] {
-                    go(x, out);
                     out.push(' ');
+                    go(x, names, out);
                 }
                 out.push(')');
             }
             PrimExprKind::Cast { dtype, value } => {
                 let _ = write!(out, "(Cast {dtype} ");
-                go(value, out);
+                go(value, names, out);
                 out.push(')');
             }
         }
     }
-    let mut s = String::new();
-    go(e, &mut s);
+    let (mut names, mut s) = (HashMap::new(), String::new());
+    go(lhs, &mut names, &mut s);
+    s.push_str(" == ");
+    go(rhs, &mut names, &mut s);
     s
 }
 
@@ -70,11 +76,16 @@ pub enum DecidedBy {
 pub struct AutoProver {
     pub egg: EggProver,
     pub z3: Z3Prover,
-    cache: RefCell<HashMap<(String, String), Verdict>>,
+    cache: RefCell<HashMap<String, Verdict>>,
     last: RefCell<Option<DecidedBy>>,
 }
 
 impl AutoProver {
+    /// An auto prover over the given back ends.
+    pub fn with(egg: EggProver, z3: Z3Prover) -> AutoProver {
+        AutoProver { egg, z3, cache: RefCell::default(), last: RefCell::default() }
+    }
+
     /// Which back end decided the last query.
     pub fn last_decided_by(&self) -> Option<DecidedBy> {
         *self.last.borrow()
@@ -88,9 +99,7 @@ impl AutoProver {
 
 impl ShapeProver for AutoProver {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, scope: &[PrimVar]) -> Verdict {
-        // Equality is symmetric: one entry per unordered pair.
-        let (a, b) = (canonical_key(lhs), canonical_key(rhs));
-        let key = if a <= b { (a, b) } else { (b, a) };
+        let key = canonical_key(lhs, rhs);
         if let Some(v) = self.cache.borrow().get(&key) {
             *self.last.borrow_mut() = Some(DecidedBy::Cache);
             return *v;
@@ -105,8 +114,36 @@ impl ShapeProver for AutoProver {
                 break;
             }
         }
-        self.cache.borrow_mut().insert(key, answer.0);
+        // Equality is symmetric: the swapped pair gets the answer too.
+        let mut cache = self.cache.borrow_mut();
+        cache.insert(canonical_key(rhs, lhs), answer.0);
+        cache.insert(key, answer.0);
         *self.last.borrow_mut() = Some(answer.1);
         answer.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec_model::text::parse_prim_exprs;
+
+    #[test]
+    fn alpha_equivalent_and_swapped_pairs_hit_the_cache() {
+        let p = AutoProver::default();
+        let a = parse_prim_exprs(&["(n + 1) * (n - 1)", "n * n - 1"]).unwrap();
+        assert_eq!(p.compare(&a[0], &a[1], &[]), Verdict::Equal);
+        assert_ne!(p.last_decided_by(), Some(DecidedBy::Cache));
+        // The same pair over other variables, and swapped.
+        let b = parse_prim_exprs(&["(m + 1) * (m - 1)", "m * m - 1"]).unwrap();
+        assert_eq!(p.compare(&b[0], &b[1], &[]), Verdict::Equal);
+        assert_eq!(p.last_decided_by(), Some(DecidedBy::Cache));
+        assert_eq!(p.compare(&b[1], &b[0], &[]), Verdict::Equal);
+        assert_eq!(p.last_decided_by(), Some(DecidedBy::Cache));
+        // Not alpha-equivalent: two variables where the first pair had one.
+        let c = parse_prim_exprs(&["(n + 1) * (m - 1)", "n * m - 1"]).unwrap();
+        // (n + 1) * (m - 1) - (n * m - 1) = m - n: zero exactly when n = m.
+        assert_eq!(p.compare(&c[0], &c[1], &[]), Verdict::Unknown);
+        assert_ne!(p.last_decided_by(), Some(DecidedBy::Cache));
     }
 }

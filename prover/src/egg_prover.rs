@@ -23,7 +23,12 @@ pub struct EggProver {
 
 impl Default for EggProver {
     fn default() -> Self {
-        EggProver { node_limit: 20_000, iter_limit: 16, time_limit: Duration::from_millis(50), rules: crate::rules::rules() }
+        EggProver {
+            node_limit: 20_000,
+            iter_limit: 16,
+            time_limit: Duration::from_millis(50),
+            rules: crate::rules::rules(),
+        }
     }
 }
 
@@ -50,13 +55,18 @@ fn decide(eg: &EGraph<Shape, ShapeAnalysis>, a: Id, b: Id, d: Id) -> Verdict {
 }
 
 impl EggProver {
-    /// Builds the e-graph of `lhs`, `rhs` and `lhs - rhs`; `None` if either side has no
-    /// translation (floating point, narrowing casts).
-    fn build(lhs: &PrimExpr, rhs: &PrimExpr) -> Option<(EGraph<Shape, ShapeAnalysis>, Id, Id, Id)> {
+    /// Builds the e-graph of `lhs`, `rhs` and `lhs - rhs` (their ids returned in that
+    /// order); `None` if either side has no translation (floating point, narrowing
+    /// casts). With `explain`, egg records why classes merge (for debugging a verdict
+    /// with `EGraph::explain_equivalence`).
+    pub fn build(lhs: &PrimExpr, rhs: &PrimExpr, explain: bool) -> Option<(EGraph<Shape, ShapeAnalysis>, Id, Id, Id)> {
         let mut t = Translation::default();
         let (a, b) = (t.add(lhs)?, t.add(rhs)?);
         let d = t.expr.add(Shape::Sub([a, b]));
         let mut eg = EGraph::new(ShapeAnalysis { ranges: t.ranges, conflict: false });
+        if explain {
+            eg = eg.with_explanations_enabled();
+        }
         let mut ids: Vec<Id> = Vec::with_capacity(t.expr.as_ref().len());
         for node in t.expr.as_ref() {
             let n = node.clone().map_children(|c| ids[usize::from(c)]);
@@ -70,7 +80,7 @@ impl EggProver {
 
 impl ShapeProver for EggProver {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
-        let Some((eg, a, b, d)) = Self::build(lhs, rhs) else { return Verdict::Unknown };
+        let Some((eg, a, b, d)) = Self::build(lhs, rhs, false) else { return Verdict::Unknown };
         let first = decide(&eg, a, b, d);
         if first != Verdict::Unknown {
             return first;

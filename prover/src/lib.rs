@@ -14,6 +14,7 @@ pub mod auto;
 pub mod egg_prover;
 pub mod lang;
 pub mod rules;
+pub mod suite;
 pub mod z3_prover;
 
 pub use auto::AutoProver;

@@ -5,6 +5,8 @@
 //! its divisor provably nonzero. proofs-notes/prover.md argues each; the unit tests
 //! below check each side condition, and the property tests check the verdicts.
 
+#[cfg(test)]
+use crate::analysis::Interval;
 use crate::analysis::{Facts, ShapeAnalysis};
 use crate::lang::Shape;
 use egg::{rewrite as rw, EGraph, Id, Rewrite, Subst, Var};
@@ -161,4 +163,148 @@ pub fn rules() -> Vec<Rewrite<Shape, ShapeAnalysis>> {
     rs.extend(rw!("assoc-min"; "(min ?a (min ?b ?c))" <=> "(min (min ?a ?b) ?c)"));
     rs.extend(rw!("assoc-max"; "(max ?a (max ?b ?c))" <=> "(max (max ?a ?b) ?c)"));
     rs
+}
+
+/// Each conditional rewrite fires when its side condition holds and does not when it
+/// fails. Where the condition protects the value (not only the domain), the negative
+/// case names an assignment where the unconditional rewrite is wrong.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egg::{RecExpr, Runner};
+
+    /// Does rule `name` alone (with the analysis) put `lhs` and `rhs` in one class?
+    fn fires(name: &str, lhs: &str, rhs: &str) -> bool {
+        let rs: Vec<_> = rules().into_iter().filter(|r| r.name.as_str() == name).collect();
+        assert_eq!(rs.len(), 1, "no rule {name}");
+        let mut eg = EG::new(ShapeAnalysis::default());
+        let parse = |s: &str| s.parse::<RecExpr<Shape>>().expect("test expression");
+        let (a, b) = (eg.add_expr(&parse(lhs)), eg.add_expr(&parse(rhs)));
+        let runner = Runner::default().with_egraph(eg).with_iter_limit(3).run(&rs);
+        assert!(!runner.egraph.analysis.conflict);
+        runner.egraph.find(a) == runner.egraph.find(b)
+    }
+
+    fn check(name: &str, pos: &[(&str, &str)], neg: &[(&str, &str)]) {
+        for (l, r) in pos {
+            assert!(fires(name, l, r), "{name} should rewrite {l} to {r}");
+        }
+        for (l, r) in neg {
+            assert!(!fires(name, l, r), "{name} must not rewrite {l} to {r}");
+        }
+    }
+
+    /// A partial term (undefined at n = 0) in place of a total one.
+    const PARTIAL: &str = "(fdiv 1 n)";
+
+    #[test]
+    fn annihilators_need_a_total_operand() {
+        check("mul-0", &[("(* n 0)", "0")], &[(&format!("(* {PARTIAL} 0)"), "0")]);
+        check("sub-self", &[("(- (* n m) (* n m))", "0")], &[(&format!("(- {PARTIAL} {PARTIAL})"), "0")]);
+        check("fmod-1", &[("(fmod n 1)", "0")], &[(&format!("(fmod {PARTIAL} 1)"), "0")]);
+        check("tmod-1", &[("(tmod n 1)", "0")], &[(&format!("(tmod {PARTIAL} 1)"), "0")]);
+    }
+
+    #[test]
+    fn min_max_need_ordered_intervals_and_a_total_dropped_side() {
+        // min(n, 4) is not n at n = 5.
+        let partial_nonneg = format!("(max 0 {PARTIAL})");
+        check(
+            "min-left",
+            &[("(min (fmod n 4) 4)", "(fmod n 4)")],
+            &[("(min n 4)", "n"), (&format!("(min 0 {partial_nonneg})"), "0")],
+        );
+        // max(n, 4) is not 4 at n = 5.
+        check(
+            "max-right",
+            &[("(max (fmod n 4) 4)", "4")],
+            &[("(max n 4)", "4"), (&format!("(max (* -1 (+ 1 {partial_nonneg})) 0)"), "0")],
+        );
+    }
+
+    #[test]
+    fn select_rules_need_a_known_condition_and_total_dropped_parts() {
+        check("select-same", &[("(select (< n m) k k)", "k")], &[(&format!("(select (< {PARTIAL} m) k k)"), "k")]);
+        check(
+            "select-true",
+            &[("(select (< 0 (+ n 1)) n m)", "n")],
+            &[("(select (< 1 (+ n 1)) n m)", "n"), (&format!("(select (< 0 (+ n 1)) n {PARTIAL})"), "n")],
+        );
+        check(
+            "select-false",
+            &[("(select (< (+ n 1) 0) n m)", "m")],
+            &[("(select (< (+ n 1) 2) n m)", "m"), (&format!("(select (< (+ n 1) 0) {PARTIAL} m)"), "m")],
+        );
+    }
+
+    #[test]
+    fn cancellations_need_a_nonzero_constant_divisor() {
+        // With m = 0 the left sides are undefined, the right sides are not.
+        check("fdiv-cancel", &[("(fdiv (* n 4) 4)", "n"), ("(fdiv (* n -3) -3)", "n")], &[("(fdiv (* n m) m)", "n")]);
+        check("tdiv-cancel", &[("(tdiv (* n 4) 4)", "n")], &[("(tdiv (* n m) m)", "n")]);
+        check(
+            "fmod-mul",
+            &[("(fmod (* n 4) 4)", "0")],
+            &[("(fmod (* n m) m)", "0"), (&format!("(fmod (* {PARTIAL} 4) 4)"), "0")],
+        );
+        check("tmod-mul", &[("(tmod (* n 4) 4)", "0")], &[("(tmod (* n m) m)", "0")]);
+        check(
+            "fdiv-add-mul",
+            &[("(fdiv (+ n (* m 4)) 4)", "(+ (fdiv n 4) m)")],
+            &[("(fdiv (+ n (* m k)) k)", "(+ (fdiv n k) m)")],
+        );
+        check(
+            "fmod-add-mul",
+            &[("(fmod (+ n (* m 4)) 4)", "(fmod n 4)")],
+            &[("(fmod (+ n (* m k)) k)", "(fmod n k)"), (&format!("(fmod (+ n (* {PARTIAL} 4)) 4)"), "(fmod n 4)")],
+        );
+        check("div-mod", &[("(+ (* (fdiv n 4) 4) (fmod n 4))", "n")], &[("(+ (* (fdiv n m) m) (fmod n m))", "n")]);
+    }
+
+    #[test]
+    fn small_dividends_need_a_known_range() {
+        // n // 4 is not 0 at n = 4; n % 4 is not n at n = 4.
+        let partial_small = format!("(max 0 (min 3 {PARTIAL}))");
+        check(
+            "fdiv-small",
+            &[("(fdiv (fmod n 4) 4)", "0")],
+            &[("(fdiv n 4)", "0"), ("(fdiv (fmod n 5) 4)", "0"), (&format!("(fdiv {partial_small} 4)"), "0")],
+        );
+        check("fmod-small", &[("(fmod (fmod n 3) 4)", "(fmod n 3)")], &[("(fmod n 4)", "n")]);
+    }
+
+    #[test]
+    fn truncation_is_floor_only_for_nonnegative_over_positive() {
+        // (0 - 5) / 2 = -2 but (0 - 5) // 2 = -3; 5 / -2 = -2 but 5 // -2 = -3.
+        check(
+            "tdiv-floor",
+            &[("(tdiv n 4)", "(fdiv n 4)"), ("(tdiv n (+ m 1))", "(fdiv n (+ m 1))")],
+            &[("(tdiv (- n 5) 2)", "(fdiv (- n 5) 2)"), ("(tdiv n -2)", "(fdiv n -2)"), ("(tdiv n m)", "(fdiv n m)")],
+        );
+        check(
+            "tmod-floor",
+            &[("(tmod n 4)", "(fmod n 4)")],
+            &[("(tmod (- n 5) 2)", "(fmod (- n 5) 2)"), ("(tmod n -2)", "(fmod n -2)")],
+        );
+    }
+
+    #[test]
+    fn nested_floor_division_needs_positive_divisors() {
+        // n = 5: (5 // -2) // -3 = 1 but 5 // 6 = 0.
+        check(
+            "fdiv-fdiv",
+            &[("(fdiv (fdiv n 2) 3)", "(fdiv n (* 2 3))")],
+            &[("(fdiv (fdiv n -2) -3)", "(fdiv n (* -2 -3))"), ("(fdiv (fdiv n m) 3)", "(fdiv n (* m 3))")],
+        );
+    }
+
+    #[test]
+    fn interval_products_never_wrap() {
+        // 2^64 * 2^64 leaves i128's range; the product must be unbounded, not wrapped.
+        let big = Interval { lo: Some(0), hi: Some(1 << 64) };
+        let p = big.mul(big);
+        assert!(p.lo == Some(0) && p.hi.is_none(), "{p:?}");
+        let neg = Interval { lo: Some(-(1 << 90)), hi: Some(1 << 90) };
+        assert_eq!(neg.mul(neg), Interval::ANY);
+    }
 }

@@ -18,12 +18,12 @@
 use spec_model::grammar::{DataType, PrimBinOp, PrimExpr, PrimExprKind, PrimVar};
 use spec_model::prim_eval::int_range;
 use spec_model::struct_info::{ShapeProver, Verdict};
-use z3::ast::{Ast, Bool, Int};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use z3::ast::{Ast, Bool, Int};
 use z3::{Config, Context, Params, SatResult, Solver};
 
-/// The Z3 back end, with a per-query timeout.
+/// The Z3 back end, with a per-query timeout (shared by the query's checks).
 pub struct Z3Prover {
     ctx: Context,
     pub timeout_ms: u32,
@@ -209,17 +209,19 @@ impl Z3Prover {
     /// Checks satisfiability within the timeout. Z3's own `timeout` parameter is not
     /// always honoured (nonlinear integer problems in Z3 4.8 can run on), so a watchdog
     /// thread interrupts the context when the time is up.
-    fn check(&self, assertions: &[&Bool]) -> SatResult {
+    fn check(&self, assertions: &[&Bool], deadline: Instant) -> SatResult {
+        let Some(limit) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+            return SatResult::Unknown;
+        };
         let solver = Solver::new(&self.ctx);
         let mut params = Params::new(&self.ctx);
-        params.set_u32("timeout", self.timeout_ms);
+        params.set_u32("timeout", u32::try_from(limit.as_millis()).unwrap_or(u32::MAX).max(1));
         params.set_u32("rlimit", self.rlimit);
         solver.set_params(&params);
         for a in assertions {
             solver.assert(a);
         }
         let handle = self.ctx.handle();
-        let limit = Duration::from_millis(u64::from(self.timeout_ms));
         std::thread::scope(|s| {
             let (done, finished) = mpsc::channel::<()>();
             s.spawn(move || {
@@ -236,7 +238,7 @@ impl Z3Prover {
 
 impl Z3Prover {
     /// One round: with or without the range conditions.
-    fn decide(&self, lhs: &PrimExpr, rhs: &PrimExpr, bounded: bool) -> Verdict {
+    fn decide(&self, lhs: &PrimExpr, rhs: &PrimExpr, bounded: bool, deadline: Instant) -> Verdict {
         let mut enc = Encoder { ctx: &self.ctx, defined: Vec::new(), bounded };
         let (Some(l), Some(r)) = (enc.encode(lhs), enc.encode(rhs)) else { return Verdict::Unknown };
         let same = match (l, r) {
@@ -248,14 +250,14 @@ impl Z3Prover {
         };
         let defined = Bool::and(&self.ctx, &enc.defined.iter().collect::<Vec<_>>());
         let differ = same.not();
-        match self.check(&[&defined, &differ]) {
+        match self.check(&[&defined, &differ], deadline) {
             // Not vacuous only if some assignment makes both sides evaluate.
-            SatResult::Unsat => match self.check(&[&defined]) {
+            SatResult::Unsat => match self.check(&[&defined], deadline) {
                 SatResult::Sat => Verdict::Equal,
                 _ => Verdict::Unknown,
             },
             // A model of `D ∧ lhs ≠ rhs` exists, so `D` is satisfiable.
-            SatResult::Sat => match self.check(&[&defined, &same]) {
+            SatResult::Sat => match self.check(&[&defined, &same], deadline) {
                 SatResult::Unsat => Verdict::NotEqual,
                 _ => Verdict::Unknown,
             },
@@ -266,8 +268,10 @@ impl Z3Prover {
 
 impl ShapeProver for Z3Prover {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
-        match self.decide(lhs, rhs, false) {
-            Verdict::Unknown => self.decide(lhs, rhs, true),
+        // One time budget for the whole query, shared by its checks.
+        let deadline = Instant::now() + Duration::from_millis(u64::from(self.timeout_ms));
+        match self.decide(lhs, rhs, false, deadline) {
+            Verdict::Unknown => self.decide(lhs, rhs, true, deadline),
             v => v,
         }
     }

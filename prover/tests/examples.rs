@@ -52,3 +52,13 @@ fn auto_decides_the_examples() {
 fn syntactic_is_sound_on_the_examples() {
     run(&SyntacticProver, "syntactic", false);
 }
+
+/// Found by the soundness property: an interval product that wrapped around i128 made
+/// egg answer `NotEqual`, but with m = 1 and n <= 4 both sides are 2147483648.
+#[test]
+fn regression_wrapped_interval_product() {
+    let (l, r) = ("2147483648", "9223372036854775807 % 2147483648 - 3 * 1 + T.Select(4 <= n, n, 4) * m");
+    for p in [&EggProver::default() as &dyn ShapeProver, &AutoProver::default()] {
+        assert_eq!(verdict(p, l, r), Verdict::Unknown);
+    }
+}
