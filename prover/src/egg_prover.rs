@@ -2,12 +2,16 @@
 //! rewrites of [`rules`](crate::rules) and the analysis of
 //! [`analysis`](crate::analysis), under node, iteration and time limits.
 //!
+//! First, ring normal forms ([`poly`](crate::poly)): a difference that normalizes to
+//! 0 or to a nonzero constant decides at once, without an e-graph.
+//!
 //! Verdicts: `Equal` when both sides end in one e-class, both fold to one constant, or
 //! their difference folds to 0; `NotEqual` when they fold to different constants, or
 //! their difference is a nonzero constant or ranges over an interval without 0.
 
 use crate::analysis::ShapeAnalysis;
 use crate::lang::{Shape, Translation};
+use crate::poly::Normalizer;
 use egg::{EGraph, Id, Language, Rewrite, Runner};
 use spec_model::grammar::{PrimExpr, PrimVar};
 use spec_model::struct_info::{ShapeProver, Verdict};
@@ -54,15 +58,36 @@ fn decide(eg: &EGraph<Shape, ShapeAnalysis>, a: Id, b: Id, d: Id) -> Verdict {
     }
 }
 
+/// Both sides and their difference in one expression: the translation and the ids of
+/// `lhs`, `rhs` and `lhs - rhs` in it.
+fn translate(lhs: &PrimExpr, rhs: &PrimExpr) -> Option<(Translation, Id, Id, Id)> {
+    let mut t = Translation::default();
+    let (a, b) = (t.add(lhs)?, t.add(rhs)?);
+    let d = t.expr.add(Shape::Sub([a, b]));
+    Some((t, a, b, d))
+}
+
+/// The ring normal forms' verdict on `d = lhs - rhs` (the fast path).
+fn decide_by_normal_form(t: &Translation, d: Id) -> Verdict {
+    let n = Normalizer::new(&t.expr);
+    match n.poly(d).and_then(|p| n.zero(p)) {
+        Some(true) => Verdict::Equal,
+        Some(false) => Verdict::NotEqual,
+        None => Verdict::Unknown,
+    }
+}
+
 impl EggProver {
     /// Builds the e-graph of `lhs`, `rhs` and `lhs - rhs` (their ids returned in that
     /// order); `None` if either side has no translation (floating point, narrowing
     /// casts). With `explain`, egg records why classes merge (for debugging a verdict
     /// with `EGraph::explain_equivalence`).
     pub fn build(lhs: &PrimExpr, rhs: &PrimExpr, explain: bool) -> Option<(EGraph<Shape, ShapeAnalysis>, Id, Id, Id)> {
-        let mut t = Translation::default();
-        let (a, b) = (t.add(lhs)?, t.add(rhs)?);
-        let d = t.expr.add(Shape::Sub([a, b]));
+        let (t, a, b, d) = translate(lhs, rhs)?;
+        Some(Self::egraph(t, [a, b, d], explain))
+    }
+
+    fn egraph(t: Translation, roots: [Id; 3], explain: bool) -> (EGraph<Shape, ShapeAnalysis>, Id, Id, Id) {
         let mut eg = EGraph::new(ShapeAnalysis { ranges: t.ranges, conflict: false });
         if explain {
             eg = eg.with_explanations_enabled();
@@ -74,13 +99,18 @@ impl EggProver {
         }
         eg.rebuild();
         let at = |i: Id| ids[usize::from(i)];
-        Some((eg, at(a), at(b), at(d)))
+        (eg, at(roots[0]), at(roots[1]), at(roots[2]))
     }
 }
 
 impl ShapeProver for EggProver {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
-        let Some((eg, a, b, d)) = Self::build(lhs, rhs, false) else { return Verdict::Unknown };
+        let Some((t, a, b, d)) = translate(lhs, rhs) else { return Verdict::Unknown };
+        let ring = decide_by_normal_form(&t, d);
+        if ring != Verdict::Unknown {
+            return ring;
+        }
+        let (eg, a, b, d) = Self::egraph(t, [a, b, d], false);
         let first = decide(&eg, a, b, d);
         if first != Verdict::Unknown {
             return first;
