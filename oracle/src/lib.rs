@@ -3,3 +3,4 @@
 
 pub mod check;
 pub mod corpus;
+pub mod eval;

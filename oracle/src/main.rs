@@ -56,6 +56,26 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Evaluate a function of a program (after static checks): prints the result as an
+    /// `.rx` literal, or `error[KIND] (RULE): message` and exits 1.
+    Eval {
+        file: PathBuf,
+        /// The global function to call.
+        #[arg(long, default_value = "main")]
+        entry: String,
+        /// The arguments, as `.rx` literals (`R.const([[1, 2]], "int32")`, `R.shape([2, 3])`,
+        /// tuples, `R.prim_value(3)`, `R.str("x")`).
+        args: Vec<String>,
+        /// Print each rule ID as it fires (on stderr).
+        #[arg(long)]
+        trace: bool,
+        /// The step budget.
+        #[arg(long, default_value_t = oracle::eval::interp::Limits::default().fuel)]
+        fuel: u64,
+        /// The largest call depth (at most 10000).
+        #[arg(long, default_value_t = oracle::eval::interp::Limits::default().max_depth)]
+        max_depth: usize,
+    },
     /// Print the normalized form of a well-formed program.
     Normalize {
         file: PathBuf,
@@ -160,6 +180,49 @@ fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `oracle eval`.
+fn eval(file: &PathBuf, entry: &str, args: &[String], trace: bool, fuel: u64, max_depth: usize) -> ExitCode {
+    let (name, src) = match read_input(file) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let call = format!("{entry}({})", args.join(", "));
+    let limits = oracle::eval::interp::Limits { fuel, max_depth };
+    match oracle::eval::run::run_call_text(&name, &src, &call, limits, trace) {
+        Err(e) => {
+            eprint!("{e}");
+            if !e.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+        Ok(out) => {
+            for line in &out.printed {
+                println!("{line}");
+            }
+            for rule in &out.trace {
+                eprintln!("trace: {rule}");
+            }
+            match out.result {
+                Ok(v) => {
+                    println!("{v}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    if let Some((l, c)) = spec_model::diagnostic::line_col(&src, e.span) {
+                        eprintln!("  --> {name}:{l}:{c}");
+                    }
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
 fn verdict_word(v: prover::Verdict) -> &'static str {
     match v {
         prover::Verdict::Equal => "equal",
@@ -209,6 +272,9 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
+        Command::Eval { file, entry, args, trace, fuel, max_depth } => {
+            eval(&file, &entry, &args, trace, fuel, max_depth)
+        }
         Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {
             Ok(l) => {

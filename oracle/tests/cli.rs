@@ -160,3 +160,15 @@ fn check_uses_the_chosen_prover() {
     assert!(syntactic.status.success(), "syntactic cannot decide it: a warning");
     assert!(String::from_utf8(syntactic.stderr).unwrap().contains("only possibly compatible"));
 }
+
+#[test]
+fn eval_prints_the_result_or_the_typed_error() {
+    let prog = "from tvm.script import relax as R\n\n\n@R.function\ndef main(x: R.Tensor((\"n\", 2), \"int32\")) -> R.Tensor((\"n\", 2), \"int32\"):\n    y = R.add(x, x)\n    return y\n";
+    let ok = oracle(&["eval", "-", "R.const([[1, 2]], \"int32\")"], Some(prog));
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(String::from_utf8(ok.stdout).unwrap().trim(), "R.const([[2, 4]], \"int32\")");
+    let bad = oracle(&["eval", "-", "R.const([1, 2, 3], \"int32\")"], Some(prog));
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8(bad.stderr).unwrap();
+    assert!(err.starts_with("error[MatchCastMismatch] (SI-MC-2)"), "{err}");
+}

@@ -130,16 +130,52 @@ pub const RULES: &[(&str, &str)] = &[
     ("SI-D-14", "StringImm and DataTypeImm have ObjectStructInfo (later draft)."),
 ];
 
+/// The run-time rules: Evaluating Expressions (SEM) and Evaluating MatchCast (SI-MC).
+/// The oracle's `--trace` names them as they fire.
+pub const RUNTIME_RULES: &[(&str, &str)] = &[
+    ("SEM-1", "Constant(value) creates a new tensor whose contents are value."),
+    ("SEM-2", "A variable (Var, DataflowVar or GlobalVar) evaluates to the value stored for it in the current scope."),
+    ("SEM-3", "Tuple([e1, ..., en]) evaluates e1, ..., en in order and creates a new tuple of their values."),
+    ("SEM-4", "TupleGetItem(t, i) evaluates t and returns its i-th field."),
+    ("SEM-5", "ShapeExpr([p1, ..., pn]) evaluates p1, ..., pn in order in the shape context and creates a new shape value."),
+    ("SEM-6", "A Function node evaluates to a new closure capturing (by reference) the free Relax and shape variables, not DataflowVars; a locally bound function also captures itself."),
+    ("SEM-7.1", "If: the condition is evaluated first; it must be a bool scalar."),
+    ("SEM-7.2", "If: when the condition is true, the true branch is evaluated and is the result."),
+    ("SEM-7.3", "If: when the condition is false, the false branch is evaluated and is the result."),
+    ("SEM-8", "ExternFunc(global_symbol) evaluates to the PackedFunc registered under the symbol; it is an error if there is none."),
+    ("SEM-9.1", "A call of an Op evaluates the arguments in order, then applies the operator (which may mutate its arguments)."),
+    ("SEM-9.2", "Otherwise the callee is evaluated first (it must be a closure or a PackedFunc), then the arguments in order."),
+    ("SEM-9.2.1", "Calling a closure binds its parameters to the arguments in a new scope with its captured values and evaluates its body (with the structural checks at the start and end of the function)."),
+    ("SEM-9.2.2", "Calling a PackedFunc invokes it; it may have side effects and may alias its arguments."),
+    ("SEM-10.1", "SeqExpr: push a new scope."),
+    ("SEM-10.2.1", "A MatchCast binding checks the value's structure, binds shape variables, and binds the variable (if any) to the value (aliasing)."),
+    ("SEM-10.2.2", "A VarBinding evaluates the value and binds the variable to it (aliasing)."),
+    ("SEM-10.2.3", "At the end of a DataflowBlock its DataflowVars leave the scope."),
+    ("SEM-10.3", "SeqExpr: after the blocks, the body is evaluated in the current scope and is the result."),
+    ("SEM-10.4", "SeqExpr: the scope is popped, removing the Vars and shape variables introduced in it."),
+    ("SI-MC-1", "MatchCast against ObjectStructInfo performs no check."),
+    ("SI-MC-2", "MatchCast against TensorStructInfo checks a tensor of the given ndim and dtype."),
+    ("SI-MC-2.1", "A tensor shape given by a Var must equal the shape value the Var holds."),
+    ("SI-MC-2.2", "A tensor shape given by a ShapeExpr is compared dimension by dimension; the number of dimensions must match."),
+    ("SI-MC-2.2.1", "A dimension that is only an unbound shape variable binds it to the tensor's dimension."),
+    ("SI-MC-2.2.2", "Any other dimension is evaluated and must equal the tensor's dimension."),
+    ("SI-MC-3", "MatchCast against ShapeStructInfo checks a shape value of the given ndim (and, for PrimStructInfo, a prim value of the dtype)."),
+    ("SI-MC-3.1", "A member of the shape values that is only an unbound shape variable binds it."),
+    ("SI-MC-3.2", "Any other member is evaluated and must equal the shape value's field."),
+    ("SI-MC-4", "MatchCast against TupleStructInfo checks a tuple of as many fields, each recursively."),
+    ("SI-MC-5", "MatchCast against FuncStructInfo checks a closure (params defined) or a PackedFunc (derive_func defined)."),
+];
+
 /// The summary of a rule, if the model knows it (operators' from the registry).
 pub fn rule_summary(id: &str) -> Option<&'static str> {
     if let Some(op) = id.strip_prefix("OP-") {
         return crate::ops::lookup(op).map(|d| d.summary);
     }
-    RULES.iter().find(|(r, _)| *r == id).map(|(_, s)| *s)
+    RULES.iter().chain(RUNTIME_RULES).find(|(r, _)| *r == id).map(|(_, s)| *s)
 }
 
-/// Does the model implement checks for this rule (so a corpus expectation naming it
-/// can be run rather than skipped)?
+/// Does the static checker implement this rule (so an `invalid`/`warning` corpus
+/// expectation naming it can be checked)? Run-time rules are checked by `run:` lines.
 pub fn is_checked(id: &str) -> bool {
-    rule_summary(id).is_some()
+    !RUNTIME_RULES.iter().any(|(r, _)| *r == id) && rule_summary(id).is_some()
 }

@@ -7,13 +7,14 @@ pub mod metadata;
 pub use metadata::{parse_metadata, Expectation, Metadata};
 
 use crate::check::{check_module, sinfo_of};
+use crate::eval::run::check_run;
+use crate::eval::ErrorKind;
 use spec_model::diagnostic::{line_col, Diagnostic};
 use spec_model::grammar::IRModule;
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::rules::is_checked;
 use spec_model::text::{
-    check_round_trip, parse_expr_in_module, parse_module, parse_struct_info, print_module, print_struct_info,
-    DEFAULT_WIDTH,
+    check_round_trip, parse_module, parse_struct_info, print_module, print_struct_info, DEFAULT_WIDTH,
 };
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -42,10 +43,14 @@ pub struct FileReport {
     pub rules: Vec<String>,
     pub status: Status,
     pub expectations: Vec<(Expectation, Status)>,
+    /// The rules evaluation fired (the `run:` lines' traces), for coverage.
+    pub fired: Vec<String>,
 }
 
+/// The absolute tolerance for float results when a file gives none.
+pub const DEFAULT_TOLERANCE: f64 = 1e-5;
+
 const NEEDS_CHECKER: &str = "names a run-time rule; needs evaluation (`oracle eval`), not built yet";
-const NEEDS_EVAL: &str = "needs evaluation (`oracle eval`), not built yet";
 
 /// Runs one corpus file.
 pub fn run_file(path: &Path) -> FileReport {
@@ -139,8 +144,13 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
 
 /// Runs one corpus file; with `bless`, stores the outputs of `expect: normal-form`.
 pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
-    let mut report =
-        FileReport { path: path.to_path_buf(), rules: Vec::new(), status: Status::Pass, expectations: Vec::new() };
+    let mut report = FileReport {
+        path: path.to_path_buf(),
+        rules: Vec::new(),
+        status: Status::Pass,
+        expectations: Vec::new(),
+        fired: Vec::new(),
+    };
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
@@ -158,6 +168,7 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
     report.rules = md.rules.clone();
     let file_name = path.display().to_string();
     let parsed = parse_module(&src);
+    let tol = md.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     for exp in &md.expectations {
         let status = match (exp, &parsed) {
             (Expectation::ParseError { code, at }, Ok(_)) => {
@@ -222,16 +233,21 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
                         Status::Fail(format!("not in normal form as written: {}", codes(&nf)))
                     }
                 }
-                Expectation::RunError { call, .. } => match parse_expr_in_module(m, call) {
-                    Ok(_) => Status::Skip(NEEDS_EVAL.into()),
-                    Err(e) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
+                Expectation::RunError { call, kind } => match ErrorKind::from_name(kind) {
+                    Some(k) => {
+                        let (status, trace) = check_run(&file_name, &src, call, Err(k), tol);
+                        report.fired.extend(trace);
+                        status.map_or_else(Status::Fail, |_| Status::Pass)
+                    }
+                    None => Status::Fail(format!(
+                        "`expect: error {kind}`: not an error kind ({})",
+                        ErrorKind::ALL.map(|k| k.name()).join(", ")
+                    )),
                 },
                 Expectation::RunValue { call, value } => {
-                    match (parse_expr_in_module(m, call), parse_expr_in_module(m, value)) {
-                        (Ok(_), Ok(_)) => Status::Skip(NEEDS_EVAL.into()),
-                        (Err(e), _) => Status::Fail(format!("`run: {call}` does not parse: {e}")),
-                        (_, Err(e)) => Status::Fail(format!("`expect: {value}` does not parse: {e}")),
-                    }
+                    let (status, trace) = check_run(&file_name, &src, call, Ok(value), tol);
+                    report.fired.extend(trace);
+                    status.map_or_else(Status::Fail, |_| Status::Pass)
                 }
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },

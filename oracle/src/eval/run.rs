@@ -1,0 +1,111 @@
+//! Running a program: static checks first (an ill-formed program is refused with its
+//! diagnostics), then evaluation of a call on the normalized module, on a thread with
+//! a large stack so that the call-depth limit, not the native stack, bounds recursion.
+
+use super::interp::{Interp, Limits, Scope};
+use super::literal::{print_value, values_equal};
+use super::value::{ErrorKind, RuntimeError, Value};
+use crate::check::{check_module, render_with_rule};
+use spec_model::grammar::IRModule;
+use spec_model::text::{parse_expr_in_module, parse_module};
+
+/// The native stack of an evaluation thread. A Relax call nests a bounded number of
+/// native frames (expression nesting is limited by the parser), so this bounds the
+/// call depth that fits; `Limits::max_depth` is capped by [`MAX_DEPTH`].
+const STACK_BYTES: usize = 1 << 29;
+
+/// The largest call depth allowed (fits [`STACK_BYTES`] with a wide margin).
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Runs `f` on a thread with a large stack (an error if the system refuses the thread).
+pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, String> {
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, f)
+            .map_err(|e| format!("cannot start the evaluation thread: {e}"))?;
+        Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
+}
+
+/// Parses and checks `src`; returns the normalized module or the rendered errors.
+pub fn prepare(name: &str, src: &str) -> Result<IRModule, String> {
+    let m = parse_module(src).map_err(|e| e.render(name, src))?;
+    let report = check_module(&m, false);
+    if report.has_errors() {
+        let errors: String =
+            report.diagnostics.iter().filter(|d| d.is_error()).map(|d| render_with_rule(d, name, src)).collect();
+        return Err(errors);
+    }
+    report.normalized.ok_or_else(|| format!("{name}: the program does not normalize"))
+}
+
+/// Evaluates the `.rx` expression `src` (e.g. `main(R.const([1, 2], "int32"))`) in the
+/// module's global scope.
+pub fn eval_text(it: &mut Interp, src: &str) -> Result<Result<Value, RuntimeError>, String> {
+    let e = parse_expr_in_module(it.module, src).map_err(|e| format!("`{src}`: {}", e.0.message))?;
+    Ok(it.eval(&e, &Scope::default()))
+}
+
+/// What a run printed and returned, as text (crosses threads).
+pub struct RunText {
+    /// The value as an `.rx` literal, or the error.
+    pub result: Result<String, RuntimeError>,
+    pub printed: Vec<String>,
+    pub trace: Vec<String>,
+}
+
+fn limits_capped(l: Limits) -> Limits {
+    Limits { max_depth: l.max_depth.min(MAX_DEPTH), ..l }
+}
+
+/// Checks `src` and evaluates `call` (an `.rx` call expression) in it.
+pub fn run_call_text(name: &str, src: &str, call: &str, limits: Limits, trace: bool) -> Result<RunText, String> {
+    on_big_stack(|| {
+        let m = prepare(name, src)?;
+        let mut it = Interp::new(&m, limits_capped(limits));
+        if trace {
+            it.trace = Some(Vec::new());
+        }
+        let r = eval_text(&mut it, call)?;
+        Ok(RunText { result: r.map(|v| print_value(&v)), printed: it.printed, trace: it.trace.unwrap_or_default() })
+    })?
+}
+
+/// What a corpus `run:`/`expect:` pair found: `Ok(())` or why not, and the rules fired.
+pub fn check_run(
+    name: &str,
+    src: &str,
+    call: &str,
+    expect: Result<&str, ErrorKind>,
+    tol: f64,
+) -> (Result<(), String>, Vec<String>) {
+    on_big_stack(|| {
+        let m = match prepare(name, src) {
+            Ok(m) => m,
+            Err(e) => return (Err(format!("the program is refused:\n{e}")), Vec::new()),
+        };
+        let mut it = Interp::new(&m, Limits::default());
+        it.trace = Some(Vec::new());
+        let got = match eval_text(&mut it, call) {
+            Ok(r) => r,
+            Err(e) => return (Err(format!("run: {e}")), Vec::new()),
+        };
+        let verdict = match (got, expect) {
+            (Ok(v), Ok(want)) => {
+                let mut it2 = Interp::new(&m, Limits::default());
+                match eval_text(&mut it2, want) {
+                    Ok(Ok(w)) if values_equal(&v, &w, tol) => Ok(()),
+                    Ok(Ok(w)) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
+                    Ok(Err(e)) => Err(format!("the expected value does not evaluate: {e}")),
+                    Err(e) => Err(format!("expect: {e}")),
+                }
+            }
+            (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
+            (Err(e), Err(kind)) if e.kind == kind => Ok(()),
+            (Err(e), _) => Err(format!("unexpected {e}")),
+        };
+        (verdict, it.trace.unwrap_or_default())
+    })
+    .unwrap_or_else(|e| (Err(e), Vec::new()))
+}
