@@ -323,6 +323,20 @@ fn main() -> ExitCode {
                     println!("{rule:<24} {p:>5} {f:>5} {s:>5}");
                 }
             }
+            let coverage = oracle::corpus::run_coverage(&reports);
+            if rules {
+                println!("\n{:<24} {:>5}", "run-time rule", "files");
+                for (rule, n) in &coverage {
+                    println!("{rule:<24} {n:>5}");
+                }
+            }
+            let missing: Vec<&str> = coverage.iter().filter(|(_, n)| *n == 0).map(|(r, _)| r.as_str()).collect();
+            println!(
+                "evaluation coverage: {} of {} run-time rules and operators exercised by run: lines{}",
+                coverage.len() - missing.len(),
+                coverage.len(),
+                if missing.is_empty() { String::new() } else { format!("; not exercised: {}", missing.join(", ")) }
+            );
             println!("{pass} passed, {fail} failed, {skip} skipped");
             if fail > 0 {
                 ExitCode::FAILURE

@@ -334,3 +334,18 @@ pub fn by_rule(reports: &[FileReport]) -> Vec<(String, [usize; 3])> {
     }
     m.into_iter().collect()
 }
+
+/// Rule coverage of evaluation: for every run-time rule (SEM-*, SI-MC-*) and every
+/// registered operator, how many files' `run:` lines fired it (from the trace).
+pub fn run_coverage(reports: &[FileReport]) -> Vec<(String, usize)> {
+    let runtime = spec_model::rules::RUNTIME_RULES.iter().map(|(r, _)| r.to_string());
+    let ops =
+        spec_model::ops::REGISTRY.iter().map(|d| format!("OP-{}", d.name.strip_prefix("relax.").unwrap_or(d.name)));
+    runtime
+        .chain(ops)
+        .map(|rule| {
+            let n = reports.iter().filter(|r| r.fired.contains(&rule)).count();
+            (rule, n)
+        })
+        .collect()
+}

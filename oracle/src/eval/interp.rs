@@ -233,6 +233,7 @@ impl<'m> Interp<'m> {
             return builtins::call_op(self, name, &args, call, span, sc);
         }
         // SEM-9.2: the callee, then the arguments in order.
+        self.fire("SEM-9.2");
         let f = self.eval(&call.op, sc)?;
         let mut args = Vec::with_capacity(call.args.len());
         for a in &call.args {

@@ -128,6 +128,7 @@ pub fn match_cast(
                 }
                 // SI-MC-2.2: dimension by dimension.
                 Some(ExprKind::ShapeExpr(dims)) => {
+                    trace("SI-MC-2.2");
                     if dims.len() != actual_shape.len() {
                         return Err(mismatch(
                             "SI-MC-2.2",
