@@ -109,3 +109,34 @@ pub fn check_run(
     })
     .unwrap_or_else(|e| (Err(e), Vec::new()))
 }
+
+/// The outcome of a call, comparable across modules: the value's literal text or the
+/// error kind.
+fn outcome(m: &IRModule, call: &str, tol_values: &mut Vec<Value>) -> Result<Result<(), ErrorKind>, String> {
+    let mut it = Interp::new(m, Limits::default());
+    match eval_text(&mut it, call)? {
+        Ok(v) => {
+            tol_values.push(v);
+            Ok(Ok(()))
+        }
+        Err(e) => Ok(Err(e.kind)),
+    }
+}
+
+/// Normalization preserves meaning: evaluating `call` on the module as written and on
+/// its normalized form gives equal values (floats within `tol`) or the same error kind.
+/// `Ok(())` when they agree (or the program is refused statically, so has no meaning).
+pub fn check_normalization_preserves(name: &str, src: &str, call: &str, tol: f64) -> Result<(), String> {
+    on_big_stack(|| {
+        let Ok(written) = parse_module(src) else { return Ok(()) };
+        let Ok(normalized) = prepare(name, src) else { return Ok(()) };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (ra, rb) = (outcome(&written, call, &mut a)?, outcome(&normalized, call, &mut b)?);
+        match (ra, rb) {
+            (Ok(()), Ok(())) if values_equal(&a[0], &b[0], tol) => Ok(()),
+            (Ok(()), Ok(())) => Err(format!("as written {}, normalized {}", print_value(&a[0]), print_value(&b[0]))),
+            (Err(x), Err(y)) if x == y => Ok(()),
+            (x, y) => Err(format!("as written {x:?}, normalized {y:?}")),
+        }
+    })?
+}
