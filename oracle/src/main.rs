@@ -64,8 +64,11 @@ enum Command {
         #[arg(long, default_value = "main")]
         entry: String,
         /// The arguments, as `.rx` literals (`R.const([[1, 2]], "int32")`, `R.shape([2, 3])`,
-        /// tuples, `R.prim_value(3)`, `R.str("x")`).
+        /// tuples, `R.prim_value(3)`, `R.str("x")`) or `@path.npy`.
         args: Vec<String>,
+        /// Also write the result's tensors as `.npy` files in this directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Print each rule ID as it fires (on stderr).
         #[arg(long)]
         trace: bool,
@@ -181,7 +184,15 @@ fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
 }
 
 /// `oracle eval`.
-fn eval(file: &PathBuf, entry: &str, args: &[String], trace: bool, fuel: u64, max_depth: usize) -> ExitCode {
+fn eval(
+    file: &PathBuf,
+    entry: &str,
+    args: &[String],
+    out: Option<&std::path::Path>,
+    trace: bool,
+    fuel: u64,
+    max_depth: usize,
+) -> ExitCode {
     let (name, src) = match read_input(file) {
         Ok(x) => x,
         Err(e) => {
@@ -189,9 +200,25 @@ fn eval(file: &PathBuf, entry: &str, args: &[String], trace: bool, fuel: u64, ma
             return ExitCode::FAILURE;
         }
     };
-    let call = format!("{entry}({})", args.join(", "));
+    // `@path.npy` arguments become `R.const` literals (the printer's floats round-trip).
+    let mut texts = Vec::with_capacity(args.len());
+    for a in args {
+        match a.strip_prefix('@') {
+            Some(path) => {
+                match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| oracle::eval::npy::read_npy(&b)) {
+                    Ok(arr) => texts.push(oracle::eval::literal::print_value(&oracle::eval::Value::tensor(arr))),
+                    Err(e) => {
+                        eprintln!("error: {path}: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            None => texts.push(a.clone()),
+        }
+    }
+    let call = format!("{entry}({})", texts.join(", "));
     let limits = oracle::eval::interp::Limits { fuel, max_depth };
-    match oracle::eval::run::run_call_text(&name, &src, &call, limits, trace) {
+    match oracle::eval::run::run_call_text(&name, &src, &call, limits, trace, out) {
         Err(e) => {
             eprint!("{e}");
             if !e.ends_with('\n') {
@@ -272,8 +299,8 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Eval { file, entry, args, trace, fuel, max_depth } => {
-            eval(&file, &entry, &args, trace, fuel, max_depth)
+        Command::Eval { file, entry, args, out, trace, fuel, max_depth } => {
+            eval(&file, &entry, &args, out.as_deref(), trace, fuel, max_depth)
         }
         Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {

@@ -172,3 +172,22 @@ fn eval_prints_the_result_or_the_typed_error() {
     let err = String::from_utf8(bad.stderr).unwrap();
     assert!(err.starts_with("error[MatchCastMismatch] (SI-MC-2)"), "{err}");
 }
+
+#[test]
+fn eval_reads_npy_arguments_and_writes_npy_results() {
+    let prog = "from tvm.script import relax as R\n\n\n@R.function\ndef main(x: R.Tensor((\"n\",), \"int64\")):\n    y = R.add(x, x)\n    return (x, y)\n";
+    let dir = std::env::temp_dir().join(format!("oracle-npy-{}", std::process::id()));
+    let out = oracle(&["eval", "-", "@oracle/tests/fixtures/i_i64.npy", "--out", dir.to_str().unwrap()], Some(prog));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // i_i64.npy was written by NumPy: [7, -1].
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        "(R.const([7, -1], \"int64\"), R.const([14, -2], \"int64\"))"
+    );
+    let back = std::fs::read(dir.join("result_1.npy")).unwrap();
+    let a = oracle::eval::npy::read_npy(&back).unwrap();
+    assert_eq!(a.shape, vec![2]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let missing = oracle(&["eval", "-", "@no/such.npy"], Some(prog));
+    assert_eq!(missing.status.code(), Some(1));
+}

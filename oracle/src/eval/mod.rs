@@ -8,6 +8,7 @@ pub mod interp;
 pub mod kernels;
 pub mod literal;
 pub mod match_cast;
+pub mod npy;
 pub mod run;
 pub mod tir;
 pub mod value;

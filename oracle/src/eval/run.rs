@@ -59,8 +59,37 @@ fn limits_capped(l: Limits) -> Limits {
     Limits { max_depth: l.max_depth.min(MAX_DEPTH), ..l }
 }
 
-/// Checks `src` and evaluates `call` (an `.rx` call expression) in it.
-pub fn run_call_text(name: &str, src: &str, call: &str, limits: Limits, trace: bool) -> Result<RunText, String> {
+/// Writes the tensors of `v` as `.npy` files under `dir`: `result.npy` for a tensor,
+/// `result_0.npy`, `result_1_0.npy`, ... for tuple fields; returns the paths.
+pub fn write_tensors(v: &Value, dir: &std::path::Path, stem: &str) -> Result<Vec<String>, String> {
+    match v {
+        Value::Tensor(t) => {
+            let path = dir.join(format!("{stem}.npy"));
+            let bytes = super::npy::write_npy(&t.borrow())?;
+            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(vec![path.display().to_string()])
+        }
+        Value::Tuple(vs) => {
+            let mut out = Vec::new();
+            for (i, f) in vs.iter().enumerate() {
+                out.extend(write_tensors(f, dir, &format!("{stem}_{i}"))?);
+            }
+            Ok(out)
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Checks `src` and evaluates `call` (an `.rx` call expression) in it; with `out`,
+/// writes the result's tensors there as `.npy`.
+pub fn run_call_text(
+    name: &str,
+    src: &str,
+    call: &str,
+    limits: Limits,
+    trace: bool,
+    out: Option<&std::path::Path>,
+) -> Result<RunText, String> {
     on_big_stack(|| {
         let m = prepare(name, src)?;
         let mut it = Interp::new(&m, limits_capped(limits));
@@ -68,6 +97,10 @@ pub fn run_call_text(name: &str, src: &str, call: &str, limits: Limits, trace: b
             it.trace = Some(Vec::new());
         }
         let r = eval_text(&mut it, call)?;
+        if let (Some(dir), Ok(v)) = (out, &r) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            write_tensors(v, dir, "result")?;
+        }
         Ok(RunText { result: r.map(|v| print_value(&v)), printed: it.printed, trace: it.trace.unwrap_or_default() })
     })?
 }
