@@ -120,7 +120,7 @@ pub fn write_npy(a: &NDArray) -> Result<Vec<u8>, String> {
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // Pad so that the data starts at a multiple of 64 bytes, ending with a newline.
-    while (MAGIC.len() + 4 + header.len() + 1) % 64 != 0 {
+    while !(MAGIC.len() + 4 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
