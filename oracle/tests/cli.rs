@@ -191,3 +191,36 @@ fn eval_reads_npy_arguments_and_writes_npy_results() {
     let missing = oracle(&["eval", "-", "@no/such.npy"], Some(prog));
     assert_eq!(missing.status.code(), Some(1));
 }
+
+/// The README's main-job command: the bundled MLP on bundled inputs, against NumPy.
+#[test]
+fn the_bundled_mlp_matches_numpy() {
+    let dir = std::env::temp_dir().join(format!("oracle-mlp-{}", std::process::id()));
+    let out = oracle(
+        &[
+            "eval",
+            "examples/mlp/mlp.rx",
+            "@examples/mlp/x.npy",
+            "@examples/mlp/w1.npy",
+            "@examples/mlp/b1.npy",
+            "@examples/mlp/w2.npy",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let npy = |p: std::path::PathBuf| oracle::eval::npy::read_npy(&std::fs::read(p).unwrap()).unwrap();
+    let got = npy(dir.join("result.npy"));
+    let want = npy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mlp/expected.npy"));
+    assert_eq!(got.shape, want.shape);
+    for i in 0..want.data.len() {
+        let (spec_model::grammar::Scalar::Float(g), spec_model::grammar::Scalar::Float(w)) =
+            (got.data.get(i), want.data.get(i))
+        else {
+            panic!("float32 results expected")
+        };
+        assert!((g - w).abs() <= 1e-5, "element {i}: {g} vs {w}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
