@@ -213,6 +213,28 @@ impl<'m> Interp<'m> {
         }
     }
 
+    /// The target shape of `reshape` (E-11): a shape value whose dimensions are
+    /// non-negative, or -1 where the literal -1 is written.
+    fn reshape_target(&mut self, dims: &[spec_model::grammar::PrimExpr], span: Span, sc: &Scope) -> EvalResult<Value> {
+        self.step(span)?;
+        self.fire("SEM-5");
+        let mut out = Vec::with_capacity(dims.len());
+        for d in dims {
+            let v = eval_dim(d, &sc.shapes, "SEM-5", span)?;
+            let literal_minus_one = matches!(&*d.kind, spec_model::grammar::PrimExprKind::IntImm { value: -1, .. });
+            if v < 0 && !(v == -1 && literal_minus_one) {
+                return Err(RuntimeError::new(
+                    ErrorKind::NegativeDimension,
+                    "SEM-5",
+                    format!("dimension `{}` is {v}", spec_model::text::print_prim_expr(d)),
+                    span,
+                ));
+            }
+            out.push(v);
+        }
+        Ok(Value::Shape(Rc::new(out)))
+    }
+
     /// SEM-6: the closure of `f` in `sc`; `self_var` names it for recursive calls.
     fn closure(&mut self, f: &Rc<Function>, sc: &Scope, self_var: Option<Var>, name: String) -> Value {
         self.fire("SEM-6");
@@ -226,14 +248,24 @@ impl<'m> Interp<'m> {
         // SEM-9.1: an operator: the arguments in order, then the operator.
         if let ExprKind::Op(name) = &call.op.kind {
             let mut args = Vec::with_capacity(call.args.len());
-            for a in &call.args {
-                args.push(self.eval(a, sc)?);
+            for (i, a) in call.args.iter().enumerate() {
+                args.push(match (&a.kind, name.as_str(), i) {
+                    // E-11: `R.reshape(x, (d, -1))` names the inferred dimension with
+                    // -1 (TVM folds it when the call is built); anywhere else a negative
+                    // dimension is an error (SEM-5).
+                    (ExprKind::ShapeExpr(dims), "relax.reshape", 1) => self.reshape_target(dims, a.span, sc)?,
+                    _ => self.eval(a, sc)?,
+                });
             }
             self.fire("SEM-9.1");
             return builtins::call_op(self, name, &args, call, span, sc);
         }
-        // SEM-9.2: the callee, then the arguments in order.
+        // SEM-9.2: the callee, then the arguments in order. A call of an ExternFunc is
+        // how `R.call_packed("name", ...)` is represented.
         self.fire("SEM-9.2");
+        if matches!(call.op.kind, ExprKind::ExternFunc { .. }) {
+            self.fire("OP-call_packed");
+        }
         let f = self.eval(&call.op, sc)?;
         let mut args = Vec::with_capacity(call.args.len());
         for a in &call.args {
