@@ -4,7 +4,7 @@
 //! returning to the map one had (SEM-10.4 needs no undo code).
 
 use super::builtins;
-use super::match_cast::{eval_dim, match_cast};
+use super::match_cast::{bind_lone_shape_vars, eval_dim, match_cast};
 use super::value::{Closure, Env, ErrorKind, EvalResult, RuntimeError, ShapeEnv, Value};
 use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, Function, IRModule, SeqExpr, TensorData, Var};
 use spec_model::Span;
@@ -316,6 +316,13 @@ impl<'m> Interp<'m> {
         let mut sc = Scope { env: c.captured.clone(), shapes: c.shapes.clone() };
         if let Some(me) = &c.self_var {
             sc.env.insert(me.clone(), Value::Closure(c.clone()));
+        }
+        // E-3: the signature's lone shape variables bind first, then every parameter
+        // is matched in order.
+        for (p, a) in f.params.iter().zip(&args) {
+            if let Some(si) = p.annotation() {
+                bind_lone_shape_vars(a, si, &mut sc.shapes);
+            }
         }
         for (p, a) in f.params.iter().zip(args) {
             if let Some(si) = p.annotation() {

@@ -213,3 +213,36 @@ fn match_tensor_shape_expr(shape: Option<&Expr>, sinfo: &StructInfo, span: Span)
     let what = shape.map_or("no shape".to_string(), |_| "a shape that is neither a variable nor a ShapeExpr".into());
     Err(mismatch("SI-MC-2", sinfo, what, span))
 }
+
+/// The first pass of a function's entry (E-3): binds every shape variable that stands
+/// alone in a dimension of `sinfo` from `value`, checking nothing; the checks follow
+/// in a second pass, so a signature binds its shape variables at once (the static
+/// reading of WF-5, interpretations.md), e.g. `x: ("n + 1", "n")`.
+pub fn bind_lone_shape_vars(value: &Value, sinfo: &StructInfo, shapes: &mut ShapeEnv) {
+    let bind = |dims: &[PrimExpr], actual: &[i64], shapes: &mut ShapeEnv| {
+        if dims.len() == actual.len() {
+            for (d, a) in dims.iter().zip(actual) {
+                if let PrimExprKind::Var(v) = &*d.kind {
+                    if !shapes.contains_key(v) {
+                        shapes.insert(v.clone(), *a);
+                    }
+                }
+            }
+        }
+    };
+    match (&*sinfo.kind, value) {
+        (StructInfoKind::Tensor { shape: Some(shape), .. }, Value::Tensor(t)) => {
+            if let ExprKind::ShapeExpr(dims) = &shape.kind {
+                let actual: Vec<i64> = t.borrow().shape.iter().map(|d| *d as i64).collect();
+                bind(dims, &actual, shapes);
+            }
+        }
+        (StructInfoKind::Shape { values: Some(dims), .. }, Value::Shape(s)) => bind(dims, s, shapes),
+        (StructInfoKind::Tuple { fields }, Value::Tuple(vs)) => {
+            for (f, v) in fields.iter().zip(vs.iter()) {
+                bind_lone_shape_vars(v, f, shapes);
+            }
+        }
+        _ => {}
+    }
+}
