@@ -6,7 +6,6 @@
 #[allow(dead_code)]
 #[path = "../../spec-model/tests/props/builder.rs"]
 mod builder;
-#[allow(dead_code)]
 #[path = "../../spec-model/tests/common/mod.rs"]
 mod common;
 
