@@ -18,14 +18,16 @@
 use spec_model::grammar::{DataType, PrimBinOp, PrimExpr, PrimExprKind, PrimVar};
 use spec_model::prim_eval::int_range;
 use spec_model::struct_info::{ShapeProver, Verdict};
-use std::sync::mpsc;
+use std::mem::ManuallyDrop;
+use std::sync::{mpsc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Int};
 use z3::{Config, Context, Params, SatResult, Solver};
 
 /// The Z3 back end, with a per-query timeout (shared by the query's checks).
 pub struct Z3Prover {
-    ctx: Context,
+    /// Dropped under [`Z3_LOCK`] (see there).
+    ctx: ManuallyDrop<Context>,
     pub timeout_ms: u32,
     /// Z3's resource limit per check (deterministic, unlike the timeout; about a
     /// second of work on the reference machine).
@@ -42,7 +44,27 @@ impl Z3Prover {
     pub fn new(timeout_ms: u32) -> Z3Prover {
         let mut cfg = Config::new();
         cfg.set_timeout_msec(u64::from(timeout_ms));
-        Z3Prover { ctx: Context::new(&cfg), timeout_ms, rlimit: 2_000_000 }
+        let _guard = z3_lock();
+        Z3Prover { ctx: ManuallyDrop::new(Context::new(&cfg)), timeout_ms, rlimit: 2_000_000 }
+    }
+}
+
+/// Serializes all use of Z3 in the process. The `z3` crate 0.10 takes a global mutex
+/// of its own in some calls (e.g. dropping `Params`) while libz3 4.8.12 takes internal
+/// locks, and two threads with two contexts deadlocked on that lock order (seen in
+/// the parallel corpus test). The watchdog's `interrupt` does not take this lock.
+static Z3_LOCK: Mutex<()> = Mutex::new(());
+
+fn z3_lock() -> MutexGuard<'static, ()> {
+    // A panic while holding the lock leaves no Z3 state half-updated that matters here.
+    Z3_LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Drop for Z3Prover {
+    fn drop(&mut self) {
+        let _guard = z3_lock();
+        // SAFETY: `ctx` is dropped exactly once, here, and never used afterwards.
+        unsafe { ManuallyDrop::drop(&mut self.ctx) }
     }
 }
 
@@ -268,6 +290,7 @@ impl Z3Prover {
 
 impl ShapeProver for Z3Prover {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
+        let _guard = z3_lock();
         // One time budget for the whole query, shared by its checks.
         let deadline = Instant::now() + Duration::from_millis(u64::from(self.timeout_ms));
         match self.decide(lhs, rhs, false, deadline) {
