@@ -10,24 +10,18 @@ mod builder;
 mod common;
 
 use builder::Builder;
-use oracle::eval::interp::{Interp, Limits};
-use oracle::eval::literal::{print_value, values_equal};
-use oracle::eval::run::{eval_text, on_big_stack};
+use oracle::eval::interp::Limits;
+use oracle::eval::run::{on_big_stack, outcome, same_outcome};
 use quickcheck::{Arbitrary, Gen};
-use spec_model::grammar::IRModule;
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::text::{print_module, DEFAULT_WIDTH};
 
 const CASES: u64 = 2_000;
+const LIMITS: Limits = Limits { fuel: 100_000, max_depth: 200 };
 const ARGS: &[&str] = &[
     "R.const([1.5, -2], \"float32\"), R.const(True, \"bool\")",
     "R.const([0, 3], \"float32\"), R.const(False, \"bool\")",
 ];
-
-fn outcome(m: &IRModule, args: &str) -> Result<Result<oracle::eval::Value, oracle::eval::ErrorKind>, String> {
-    let mut it = Interp::new(m, Limits { fuel: 100_000, max_depth: 200 });
-    Ok(eval_text(&mut it, &format!("main({args})"))?.map_err(|e| e.kind))
-}
 
 /// One seed: the program, its normalized form, and their outcomes on each argument
 /// list; `Ok((out of normal form, runs that returned values))`.
@@ -40,20 +34,11 @@ fn check_seed(seed: u64) -> Result<(bool, usize), String> {
     let n = normalize(&m).map_err(|e| format!("normalize failed: {e:?}"))?;
     let mut values = 0;
     for args in ARGS {
-        let (a, b) = (outcome(&m, args)?, outcome(&n, args)?);
+        let call = format!("main({args})");
+        let (a, b) = (outcome(&m, &call, LIMITS)?, outcome(&n, &call, LIMITS)?);
         values += usize::from(a.is_ok());
-        match (a, b) {
-            (Ok(x), Ok(y)) if values_equal(&x, &y, 0.0) => {}
-            (Err(x), Err(y)) if x == y => {}
-            (x, y) => {
-                return Err(format!(
-                    "main({args}): as written {:?}, normalized {:?}\n--- program\n{}",
-                    x.map(|v| print_value(&v)),
-                    y.map(|v| print_value(&v)),
-                    print_module(&m, DEFAULT_WIDTH)
-                ))
-            }
-        }
+        same_outcome(&a, &b, 0.0)
+            .map_err(|e| format!("{call}: {e}\n--- program\n{}", print_module(&m, DEFAULT_WIDTH)))?;
     }
     Ok((!check_normal_form(&m).is_empty(), values))
 }

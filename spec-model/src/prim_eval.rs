@@ -66,6 +66,42 @@ pub fn floor_mod(x: i128, y: i128) -> i128 {
     x - y * floor_div(x, y)
 }
 
+/// The result of an integer operation before it is fitted to a dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntResult {
+    Int(i128),
+    Bool(bool),
+}
+
+/// An integer binary operation computed exactly (shared by shape expressions and the
+/// oracle's TIR interpreter): `Div`/`Mod` truncate, `FloorDiv`/`FloorMod` floor, a zero
+/// divisor is `DivisionByZero`, a result outside `i128` is `IntegerOverflow`;
+/// comparisons give `Bool`. `And`/`Or` are the caller's (they read truth values).
+pub fn int_binary(op: PrimBinOp, i: i128, j: i128) -> Result<IntResult, PrimEvalError> {
+    use PrimBinOp::*;
+    let r = match op {
+        Add => i.checked_add(j),
+        Sub => i.checked_sub(j),
+        Mul => i.checked_mul(j),
+        Div | Mod | FloorDiv | FloorMod if j == 0 => return Err(PrimEvalError::DivisionByZero),
+        Div => i.checked_div(j),
+        Mod => i.checked_rem(j),
+        FloorDiv => Some(floor_div(i, j)),
+        FloorMod => Some(floor_mod(i, j)),
+        Min => Some(i.min(j)),
+        Max => Some(i.max(j)),
+        Eq => return Ok(IntResult::Bool(i == j)),
+        Ne => return Ok(IntResult::Bool(i != j)),
+        Lt => return Ok(IntResult::Bool(i < j)),
+        Le => return Ok(IntResult::Bool(i <= j)),
+        Gt => return Ok(IntResult::Bool(i > j)),
+        Ge => return Ok(IntResult::Bool(i >= j)),
+        And => return Ok(IntResult::Bool(i != 0 && j != 0)),
+        Or => return Ok(IntResult::Bool(i != 0 || j != 0)),
+    };
+    r.map(IntResult::Int).ok_or(PrimEvalError::IntegerOverflow)
+}
+
 fn as_int(v: PrimValue) -> Option<i128> {
     match v {
         PrimValue::Int(i) => Some(i as i128),
@@ -144,26 +180,10 @@ fn binary(op: PrimBinOp, x: PrimValue, y: PrimValue, dtype: DataType) -> Result<
         return Ok(PrimValue::Bool(if op == And { p && q } else { p || q }));
     }
     if let (Some(i), Some(j)) = (as_int(x), as_int(y)) {
-        let r = match op {
-            Add => i + j,
-            Sub => i - j,
-            Mul => i * j,
-            Div | Mod | FloorDiv | FloorMod if j == 0 => return Err(PrimEvalError::DivisionByZero),
-            Div => i / j,
-            Mod => i % j,
-            FloorDiv => floor_div(i, j),
-            FloorMod => floor_mod(i, j),
-            Min => i.min(j),
-            Max => i.max(j),
-            Eq => return Ok(PrimValue::Bool(i == j)),
-            Ne => return Ok(PrimValue::Bool(i != j)),
-            Lt => return Ok(PrimValue::Bool(i < j)),
-            Le => return Ok(PrimValue::Bool(i <= j)),
-            Gt => return Ok(PrimValue::Bool(i > j)),
-            Ge => return Ok(PrimValue::Bool(i >= j)),
-            And | Or => unreachable!("handled above"),
+        return match int_binary(op, i, j)? {
+            IntResult::Int(r) => checked(r, dtype),
+            IntResult::Bool(b) => Ok(PrimValue::Bool(b)),
         };
-        return checked(r, dtype);
     }
     let (f, g) = (as_float(x), as_float(y));
     let r = match op {

@@ -131,29 +131,22 @@ pub fn call_packed(it: &mut Interp, name: &str, args: &[Value], span: Span) -> E
     }
 }
 
+/// `t += 1` in place, with the `relax.add` kernel's arithmetic (integers wrap).
 fn add_one_inplace(t: &TensorRef, span: Span) -> EvalResult<()> {
-    let mut t = t.borrow_mut();
-    let n = t.data.len();
-    let mut out = NDArray { dtype: t.dtype, shape: t.shape.clone(), data: t.data.clone() };
-    let mut values = Vec::with_capacity(n);
-    for i in 0..n {
-        values.push(match t.data.get(i) {
-            Scalar::Int(v) => Scalar::Int(v + 1),
-            Scalar::Float(v) => Scalar::Float(v + 1.0),
-            Scalar::Bool(_) => Scalar::Bool(true),
-        });
+    let dtype = t.borrow().dtype;
+    let one = if dtype.is_float() {
+        Scalar::Float(1.0)
+    } else if dtype.is_bool() {
+        Scalar::Bool(true)
+    } else {
+        Scalar::Int(1)
+    };
+    let one = NDArray::from_scalars(dtype, Vec::new(), &[one]).map_err(|m| op_error("call_packed", m, span))?;
+    let sum = eval_tensor_op("relax.add", &[Value::Tensor(t.clone()), Value::tensor(one)], &Default::default(), span)?;
+    if let Value::Tensor(s) = sum {
+        let s = s.borrow().clone();
+        *t.borrow_mut() = s;
     }
-    // Integers wrap like the tensor kernels' arithmetic.
-    let (lo, hi) = spec_model::prim_eval::int_range(t.dtype);
-    let values: Vec<Scalar> = values
-        .into_iter()
-        .map(|s| match s {
-            Scalar::Int(v) if v > hi => Scalar::Int(lo),
-            s => s,
-        })
-        .collect();
-    out = NDArray::from_scalars(out.dtype, out.shape, &values).map_err(|m| op_error("call_packed", m, span))?;
-    *t = out;
     Ok(())
 }
 

@@ -6,7 +6,9 @@
 use super::builtins;
 use super::match_cast::{bind_lone_shape_vars, eval_dim, match_cast};
 use super::value::{Closure, Env, ErrorKind, EvalResult, RuntimeError, ShapeEnv, Value};
-use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, Function, IRModule, SeqExpr, TensorData, Var};
+use spec_model::grammar::{
+    BaseFunc, Binding, Expr, ExprKind, Function, IRModule, PrimExpr, PrimExprKind, SeqExpr, TensorData, Var,
+};
 use spec_model::Span;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -160,23 +162,7 @@ impl<'m> Interp<'m> {
                 }
             }
             // SEM-5: dimensions left to right in the shape context; a new shape value.
-            ExprKind::ShapeExpr(dims) => {
-                self.fire("SEM-5");
-                let mut out = Vec::with_capacity(dims.len());
-                for d in dims {
-                    let v = eval_dim(d, &sc.shapes, "SEM-5", e.span)?;
-                    if v < 0 {
-                        return Err(RuntimeError::new(
-                            ErrorKind::NegativeDimension,
-                            "SEM-5",
-                            format!("dimension `{}` is {v}", spec_model::text::print_prim_expr(d)),
-                            e.span,
-                        ));
-                    }
-                    out.push(v);
-                }
-                Ok(Value::Shape(Rc::new(out)))
-            }
+            ExprKind::ShapeExpr(dims) => self.shape_value(dims, false, e.span, sc),
             // SEM-6: a closure capturing the scope by reference (not DataflowVars).
             ExprKind::Function(f) => Ok(self.closure(f, sc, None, "local function".to_string())),
             // SEM-7: the condition, then one branch.
@@ -213,16 +199,16 @@ impl<'m> Interp<'m> {
         }
     }
 
-    /// The target shape of `reshape` (E-11): a shape value whose dimensions are
-    /// non-negative, or -1 where the literal -1 is written.
-    fn reshape_target(&mut self, dims: &[spec_model::grammar::PrimExpr], span: Span, sc: &Scope) -> EvalResult<Value> {
-        self.step(span)?;
+    /// SEM-5: a `ShapeExpr`'s dimensions, left to right, as a new shape value; a
+    /// negative dimension is `NegativeDimension`, except, with `minus_one` (reshape's
+    /// target, E-11), a literal `-1`.
+    fn shape_value(&mut self, dims: &[PrimExpr], minus_one: bool, span: Span, sc: &Scope) -> EvalResult<Value> {
         self.fire("SEM-5");
         let mut out = Vec::with_capacity(dims.len());
         for d in dims {
             let v = eval_dim(d, &sc.shapes, "SEM-5", span)?;
-            let literal_minus_one = matches!(&*d.kind, spec_model::grammar::PrimExprKind::IntImm { value: -1, .. });
-            if v < 0 && !(v == -1 && literal_minus_one) {
+            let literal_minus_one = matches!(&*d.kind, PrimExprKind::IntImm { value: -1, .. });
+            if v < 0 && !(minus_one && literal_minus_one) {
                 return Err(RuntimeError::new(
                     ErrorKind::NegativeDimension,
                     "SEM-5",
@@ -253,7 +239,10 @@ impl<'m> Interp<'m> {
                     // E-11: `R.reshape(x, (d, -1))` names the inferred dimension with
                     // -1 (TVM folds it when the call is built); anywhere else a negative
                     // dimension is an error (SEM-5).
-                    (ExprKind::ShapeExpr(dims), "relax.reshape", 1) => self.reshape_target(dims, a.span, sc)?,
+                    (ExprKind::ShapeExpr(dims), "relax.reshape", 1) => {
+                        self.step(a.span)?;
+                        self.shape_value(dims, true, a.span, sc)?
+                    }
                     _ => self.eval(a, sc)?,
                 });
             }

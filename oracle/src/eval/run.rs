@@ -143,16 +143,22 @@ pub fn check_run(
     .unwrap_or_else(|e| (Err(e), Vec::new()))
 }
 
-/// The outcome of a call, comparable across modules: the value's literal text or the
-/// error kind.
-fn outcome(m: &IRModule, call: &str, tol_values: &mut Vec<Value>) -> Result<Result<(), ErrorKind>, String> {
-    let mut it = Interp::new(m, Limits::default());
-    match eval_text(&mut it, call)? {
-        Ok(v) => {
-            tol_values.push(v);
-            Ok(Ok(()))
+/// The outcome of `call` on `m`: its value or its error kind (what the differential
+/// tester compares).
+pub fn outcome(m: &IRModule, call: &str, limits: Limits) -> Result<Result<Value, ErrorKind>, String> {
+    let mut it = Interp::new(m, limits);
+    Ok(eval_text(&mut it, call)?.map_err(|e| e.kind))
+}
+
+/// Do two outcomes agree: equal values (floats within `tol`) or the same error kind?
+pub fn same_outcome(a: &Result<Value, ErrorKind>, b: &Result<Value, ErrorKind>, tol: f64) -> Result<(), String> {
+    match (a, b) {
+        (Ok(x), Ok(y)) if values_equal(x, y, tol) => Ok(()),
+        (Err(x), Err(y)) if x == y => Ok(()),
+        _ => {
+            let show = |o: &Result<Value, ErrorKind>| o.as_ref().map_or_else(|k| format!("error {k}"), print_value);
+            Err(format!("as written {}, normalized {}", show(a), show(b)))
         }
-        Err(e) => Ok(Err(e.kind)),
     }
 }
 
@@ -163,13 +169,8 @@ pub fn check_normalization_preserves(name: &str, src: &str, call: &str, tol: f64
     on_big_stack(|| {
         let Ok(written) = parse_module(src) else { return Ok(()) };
         let Ok(normalized) = prepare(name, src) else { return Ok(()) };
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let (ra, rb) = (outcome(&written, call, &mut a)?, outcome(&normalized, call, &mut b)?);
-        match (ra, rb) {
-            (Ok(()), Ok(())) if values_equal(&a[0], &b[0], tol) => Ok(()),
-            (Ok(()), Ok(())) => Err(format!("as written {}, normalized {}", print_value(&a[0]), print_value(&b[0]))),
-            (Err(x), Err(y)) if x == y => Ok(()),
-            (x, y) => Err(format!("as written {x:?}, normalized {y:?}")),
-        }
+        let a = outcome(&written, call, Limits::default())?;
+        let b = outcome(&normalized, call, Limits::default())?;
+        same_outcome(&a, &b, tol)
     })?
 }

@@ -8,7 +8,7 @@ use crate::eval::value::{ErrorKind, EvalResult};
 use half::f16;
 use spec_model::grammar::tir::{Buffer, Intrinsic, TirExpr, TirExprKind};
 use spec_model::grammar::{DataType, PrimBinOp, Scalar, TensorData, TypeCode};
-use spec_model::prim_eval::{floor_div, floor_mod, int_range};
+use spec_model::prim_eval::{int_binary, int_range, IntResult, PrimEvalError};
 use spec_model::Span;
 
 /// A TIR scalar. Integers (and `bool`, as 0 or 1) are exact and fit their dtype;
@@ -149,36 +149,14 @@ pub(super) fn binary(op: PrimBinOp, x: Val, y: Val) -> Result<Val, Fault> {
     }
     let d = promote(x.dtype(), y.dtype());
     match (cast(x, d)?, cast(y, d)?) {
-        (Val::Int(i, _), Val::Int(j, _)) => {
-            let r = match op {
-                Add => i.checked_add(j),
-                Sub => i.checked_sub(j),
-                Mul => i.checked_mul(j),
-                Div | Mod | FloorDiv | FloorMod if j == 0 => {
-                    return Err(Fault {
-                        kind: ErrorKind::DivisionByZero,
-                        message: format!("{} of {i} by zero", op.spec_name()),
-                    })
-                }
-                Div => Some(i / j),
-                Mod => Some(i % j),
-                FloorDiv => Some(floor_div(i, j)),
-                FloorMod => Some(floor_mod(i, j)),
-                Min => Some(i.min(j)),
-                Max => Some(i.max(j)),
-                Eq => return Ok(Val::bool(i == j)),
-                Ne => return Ok(Val::bool(i != j)),
-                Lt => return Ok(Val::bool(i < j)),
-                Le => return Ok(Val::bool(i <= j)),
-                Gt => return Ok(Val::bool(i > j)),
-                Ge => return Ok(Val::bool(i >= j)),
-                And | Or => None,
-            };
-            match r {
-                Some(r) => fit(r, d),
-                None => Err(Fault::overflow(format!("{} of {i} and {j} overflows", op.spec_name()))),
+        (Val::Int(i, _), Val::Int(j, _)) => match int_binary(op, i, j) {
+            Ok(IntResult::Int(r)) => fit(r, d),
+            Ok(IntResult::Bool(b)) => Ok(Val::bool(b)),
+            Err(PrimEvalError::DivisionByZero) => {
+                Err(Fault { kind: ErrorKind::DivisionByZero, message: format!("{} of {i} by zero", op.spec_name()) })
             }
-        }
+            Err(_) => Err(Fault::overflow(format!("{} of {i} and {j} overflows", op.spec_name()))),
+        },
         (a, b) => {
             let (f, g) = (a.as_f64(), b.as_f64());
             let r = match op {
