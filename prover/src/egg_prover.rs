@@ -3,7 +3,9 @@
 //! [`analysis`](crate::analysis), under node, iteration and time limits.
 //!
 //! First, ring normal forms ([`poly`](crate::poly)): a difference that normalizes to
-//! 0 or to a nonzero constant decides at once, without an e-graph.
+//! 0 or to a nonzero constant decides at once, without an e-graph; then residues
+//! ([`modular`](crate::modular)): a difference nonzero modulo some small `k` under
+//! every assignment is `NotEqual` (parity, squares modulo 4).
 //!
 //! Verdicts: `Equal` when both sides end in one e-class, both fold to one constant, or
 //! their difference folds to 0; `NotEqual` when they fold to different constants, or
@@ -11,6 +13,7 @@
 
 use crate::analysis::ShapeAnalysis;
 use crate::lang::{Shape, Translation};
+use crate::modular::never_zero_mod;
 use crate::poly::Normalizer;
 use egg::{EGraph, Id, Language, Rewrite, Runner};
 use spec_model::grammar::{PrimExpr, PrimVar};
@@ -109,6 +112,9 @@ impl ShapeProver for EggProver {
         let ring = decide_by_normal_form(&t, d);
         if ring != Verdict::Unknown {
             return ring;
+        }
+        if never_zero_mod(&t.expr, d) {
+            return Verdict::NotEqual;
         }
         let (eg, a, b, d) = Self::egraph(t, [a, b, d], false);
         let first = decide(&eg, a, b, d);

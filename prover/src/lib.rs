@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod auto;
 pub mod egg_prover;
 pub mod lang;
+pub mod modular;
 pub mod poly;
 pub mod rules;
 pub mod suite;
