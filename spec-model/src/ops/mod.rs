@@ -16,7 +16,7 @@ mod manipulate;
 mod special;
 
 pub use attrs::{AttrKind, AttrSpec};
-pub use infer::Infer;
+pub use infer::{dim_op, Infer};
 
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Call, IRModule, StructInfo};

@@ -338,8 +338,11 @@ impl RelaxPrinter {
         let ExprKind::SeqExpr(seq) = &e.kind else {
             return vec![self.result_binding(var, e, annotate)];
         };
-        // A branch ending in `v = R.match_cast(...)` returns that binding's variable.
-        if let Some(w) = self.cast_result(e) {
+        // A branch ending in `v = R.match_cast(...)` returns that binding's variable,
+        // printed under `var`'s name, unless `var`'s annotation must be written here
+        // (the cast variable's line has no room for it): then the branch ends `v: S = w`.
+        let keeps_annotation = annotate && var.annotation().is_some();
+        if let Some(w) = self.cast_result(e).filter(|_| !keeps_annotation) {
             let name = self.names.borrow_mut().var(var);
             self.names.borrow_mut().alias_var(w, &name);
             return self.blocks(&seq.blocks);

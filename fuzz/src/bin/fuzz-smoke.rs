@@ -1,0 +1,77 @@
+//! `fuzz-smoke`: the fuzz targets' checks on N generated programs, without libFuzzer
+//! (runs on any toolchain; `.ci/run` runs it). Prints programs/s and what was covered;
+//! exits 1 if any invariant broke, writing each failing program under `--out`.
+
+use clap::Parser;
+use fuzz::invariants::check_program;
+use fuzz::stats::Stats;
+use fuzz::{program_of, seed_bytes, write_failure};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(about = "Generate N programs and check every invariant on each (no libFuzzer needed)")]
+struct Args {
+    /// How many programs.
+    #[arg(long, default_value_t = 2000)]
+    iters: u64,
+    /// The first seed; program i uses seed S + i.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where failing programs are written (corpus-format .rx files).
+    #[arg(long, default_value = "fuzz-failures")]
+    out: PathBuf,
+    /// Fail unless every operator and at least this share (percent) of AST node kinds
+    /// was generated.
+    #[arg(long, default_value_t = 95.0)]
+    min_node_share: f64,
+}
+
+fn main() {
+    let args = Args::parse();
+    let mut stats = Stats::default();
+    let mut failures = 0usize;
+    let start = Instant::now();
+    std::panic::set_hook(Box::new(|_| {}));
+    for i in 0..args.iters {
+        let seed = args.seed.wrapping_add(i);
+        let data = seed_bytes(seed);
+        // Odd seeds draw their configuration from the bytes (swarm testing).
+        let m = program_of(&data, seed % 2 == 1);
+        stats.add_program(&m.ir);
+        let result = catch_unwind(AssertUnwindSafe(|| check_program(&m))).unwrap_or_else(|p| {
+            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(fuzz::invariants::Violation { invariant: "no panic", detail: msg.unwrap_or_default() })
+        });
+        match result {
+            Ok(c) => stats.add_run(&c.outcome, &c.fired),
+            Err(v) => {
+                failures += 1;
+                let path = write_failure(&args.out, &format!("seed-{seed}"), &m, &v);
+                let at = path.map(|p| p.display().to_string()).unwrap_or_else(|e| format!("(not written: {e})"));
+                let first = v.detail.lines().next().unwrap_or("");
+                eprintln!("seed {seed}: {} broken: {first}\n  program: {at}", v.invariant);
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{} programs in {secs:.1} s: {:.0} programs/s; {failures} failures",
+        args.iters,
+        args.iters as f64 / secs.max(1e-9)
+    );
+    print!("{}", stats.render());
+    let kinds = fuzz::stats::NODE_KINDS.len();
+    let share = 100.0 * (kinds - stats.missing_nodes().len()) as f64 / kinds as f64;
+    let mut ok = failures == 0;
+    if share < args.min_node_share {
+        eprintln!("only {share:.0}% of AST node kinds generated (want {}%)", args.min_node_share);
+        ok = false;
+    }
+    if args.iters >= 500 && !stats.missing_ops().is_empty() {
+        eprintln!("operators never generated: {:?}", stats.missing_ops());
+        ok = false;
+    }
+    std::process::exit(if ok { 0 } else { 1 });
+}

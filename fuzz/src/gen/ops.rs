@@ -1,0 +1,504 @@
+//! Calls of every registered operator, with operands and attributes valid for it and
+//! the result type its inference rule gives (`spec_model::ops`, OP-*).
+
+use super::exprs::{call, constant_expr, dtype_attr, no};
+use super::tir::{gen_prim_func, KernelKind};
+use super::ty::{scalar_for, shape_expr, Dim, Ty, NUMERIC};
+use super::{Gen, Scope};
+use spec_model::grammar::{
+    AttrValue, Attrs, BaseFunc, DataType, Expr, ExprKind, GlobalVar, PrimBinOp, PrimExpr, PrimExprKind, Scalar,
+};
+use spec_model::ops::{dim_op, REGISTRY};
+use spec_model::Span;
+use std::rc::Rc;
+
+const S: Span = Span::SYNTHETIC;
+
+/// The operators that build values without tensor operands (allowed with `ops` off).
+const BASIC: &[&str] = &["relax.zeros", "relax.ones", "relax.full", "relax.shape_of", "relax.null_value"];
+
+fn attr(name: &str, v: AttrValue) -> Attrs {
+    let mut a = Attrs::default();
+    a.insert(name, v);
+    a
+}
+
+fn ints(xs: &[i64]) -> AttrValue {
+    AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+}
+
+/// NumPy broadcasting of two shapes, as OP-add's rule pairs dimensions.
+fn broadcast(a: &[Dim], b: &[Dim]) -> Vec<Dim> {
+    let n = a.len().max(b.len());
+    (0..n)
+        .map(|i| {
+            let x = (i + a.len()).checked_sub(n).map(|j| &a[j]);
+            let y = (i + b.len()).checked_sub(n).map(|j| &b[j]);
+            match (x, y) {
+                (Some(x), Some(y)) if x.same(y) || y.as_lit() == Some(1) => x.clone(),
+                (Some(_), Some(y)) => y.clone(),
+                (Some(d), None) | (None, Some(d)) => d.clone(),
+                (None, None) => Dim::lit(1),
+            }
+        })
+        .collect()
+}
+
+impl<'a> Gen<'a, '_> {
+    /// A call of a registered operator allowed here (chosen uniformly, so that every
+    /// operator shows up), or `None` when the one chosen has no operands here.
+    pub fn op_call(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        let f = &self.cfg.features;
+        let names: Vec<&'static str> = REGISTRY
+            .iter()
+            .filter(|d| d.pure || sc.impure_ok)
+            .map(|d| d.name)
+            .filter(|n| match *n {
+                "relax.call_tir" => f.call_tir,
+                "relax.call_packed" | "relax.call_pure_packed" | "relax.call_dps_packed" => f.packed,
+                n => f.ops || BASIC.contains(&n),
+            })
+            .collect();
+        let name = self.choose(&names)?;
+        self.op_named(name, sc)
+    }
+
+    /// A tensor operand from scope whose dtype satisfies `ok` and rank is at least
+    /// `min_rank`, or a new one of dtype `default`.
+    fn operand(
+        &mut self,
+        sc: &Scope,
+        ok: fn(DataType) -> bool,
+        default: DataType,
+        min_rank: usize,
+    ) -> (Expr, Vec<Dim>, DataType) {
+        let fit = sc.vars_where(|t| matches!(t.as_tensor(), Some((ds, d)) if ok(d) && ds.len() >= min_rank));
+        if let Some((v, Ty::Tensor { dims, dtype })) = self.choose(&fit) {
+            if self.chance(7, 8) {
+                return (Expr::var(&v), dims, dtype);
+            }
+        }
+        let rank = min_rank + self.pick(3);
+        let mut dims = self.new_dims(sc, rank);
+        while dims.len() < min_rank {
+            dims.push(Dim::lit(1));
+        }
+        let e = self.expr_of(&Ty::tensor(dims.clone(), default), sc, 1);
+        (e, dims, default)
+    }
+
+    fn fits(&self, dims: &[Dim]) -> bool {
+        Ty::elems(dims) <= self.cfg.max_tensor_elems
+    }
+
+    fn op_named(&mut self, name: &'static str, sc: &Scope) -> Option<(Expr, Ty)> {
+        let num = |d: DataType| !d.is_bool();
+        let float = |d: DataType| d.is_float();
+        let boolean = |d: DataType| d.is_bool();
+        let any = |_: DataType| true;
+        let op = |args: Vec<Expr>, attrs: Attrs| call(Expr::new(ExprKind::Op(name.into()), S), args, Vec::new(), attrs);
+        let short = name.strip_prefix("relax.").unwrap_or(name);
+        Some(match short {
+            "add" | "subtract" | "multiply" | "maximum" | "minimum" | "equal" | "not_equal" | "less" | "less_equal"
+            | "greater" | "greater_equal" | "divide" | "floor_divide" | "power" | "logical_and" | "logical_or" => {
+                let risky = matches!(short, "divide" | "floor_divide" | "power");
+                let (ok, default): (fn(DataType) -> bool, DataType) = match short {
+                    "logical_and" | "logical_or" => (boolean, DataType::BOOL),
+                    _ if risky && !self.chance(1, 8) => (float, DataType::FLOAT32),
+                    _ => (num, DataType::FLOAT32),
+                };
+                let (a, ad, dt) = self.operand(sc, ok, default, 0);
+                let bd: Vec<Dim> = match self.pick(5) {
+                    0 => Vec::new(),
+                    1 => ad.iter().map(|d| if self.chance(1, 2) { Dim::lit(1) } else { d.clone() }).collect(),
+                    2 => ad[self.pick(ad.len() + 1).min(ad.len())..].to_vec(),
+                    _ => ad.clone(),
+                };
+                let b = self.arg_of(&Ty::tensor(bd.clone(), dt), sc);
+                let (args, out) = if self.chance(1, 2) {
+                    (vec![a, b], broadcast(&ad, &bd))
+                } else {
+                    (vec![b, a], broadcast(&bd, &ad))
+                };
+                let compare =
+                    matches!(short, "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal");
+                (op(args, no()), Ty::tensor(out, if compare { DataType::BOOL } else { dt }))
+            }
+            "logical_not" => {
+                let (a, ad, _) = self.operand(sc, boolean, DataType::BOOL, 0);
+                (op(vec![a], no()), Ty::tensor(ad, DataType::BOOL))
+            }
+            "negative" | "abs" | "nn.relu" => {
+                let (a, ad, dt) = self.operand(sc, num, DataType::INT32, 0);
+                (op(vec![a], no()), Ty::tensor(ad, dt))
+            }
+            "exp" | "log" | "sqrt" | "tanh" | "sigmoid" => {
+                let (a, ad, dt) = self.operand(sc, float, DataType::FLOAT32, 0);
+                (op(vec![a], no()), Ty::tensor(ad, dt))
+            }
+            "nn.softmax" => {
+                let (a, ad, dt) = self.operand(sc, float, DataType::FLOAT32, 1);
+                let r = ad.len() as i64;
+                let attrs = if self.chance(1, 2) { attr("axis", AttrValue::Int(self.range(-r, r - 1))) } else { no() };
+                (op(vec![a], attrs), Ty::tensor(ad, dt))
+            }
+            "where" => {
+                let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 0);
+                let c = self.arg_of(&Ty::tensor(xd.clone(), DataType::BOOL), sc);
+                let y = self.arg_of(&Ty::tensor(xd.clone(), dt), sc);
+                (op(vec![c, x, y], no()), Ty::tensor(xd, dt))
+            }
+            "astype" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::INT32, 0);
+                // Floats convert only to floats: NaN or a huge value has no integer.
+                let to = if dt.is_float() {
+                    self.choose(&[DataType::FLOAT32, DataType::float(64)])?
+                } else {
+                    self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?
+                };
+                (op(vec![x], dtype_attr("dtype", to)), Ty::tensor(xd, to))
+            }
+            "matmul" => {
+                let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 1);
+                let k = xd[xd.len() - 1].clone();
+                let yd = if self.chance(1, 3) { vec![k] } else { vec![k, self.new_dim(sc)] };
+                let mut out: Vec<Dim> = if xd.len() >= 2 { xd[..xd.len() - 1].to_vec() } else { Vec::new() };
+                if yd.len() == 2 {
+                    out.push(yd[1].clone());
+                }
+                if !self.fits(&yd) || !self.fits(&out) {
+                    return None;
+                }
+                let y = self.arg_of(&Ty::tensor(yd, dt), sc);
+                let attrs = if self.chance(1, 4) { dtype_attr("out_dtype", dt) } else { no() };
+                (op(vec![x, y], attrs), Ty::tensor(out, dt))
+            }
+            "sum" | "mean" | "max" | "min" => {
+                let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 0);
+                let r = xd.len();
+                let axes: Option<Vec<usize>> = match self.pick(3) {
+                    _ if r == 0 => None,
+                    0 => None,
+                    1 => Some(vec![self.pick(r)]),
+                    _ => Some((0..r).filter(|_| self.chance(1, 2)).collect()),
+                };
+                let keep = self.chance(1, 2);
+                let mut attrs = no();
+                match &axes {
+                    Some(list) if list.len() == 1 && self.chance(1, 2) => attrs
+                        .insert("axis", AttrValue::Int(list[0] as i64 - if self.chance(1, 2) { r as i64 } else { 0 })),
+                    Some(list) => attrs.insert("axis", ints(&list.iter().map(|&i| i as i64).collect::<Vec<_>>())),
+                    None if self.chance(1, 2) => attrs.insert("axis", AttrValue::None),
+                    None => {}
+                }
+                if keep || self.chance(1, 2) {
+                    attrs.insert("keepdims", AttrValue::Bool(keep));
+                }
+                let reduced = |i: usize| axes.as_ref().is_none_or(|l| l.contains(&i));
+                let out = (0..r)
+                    .filter_map(|i| match (reduced(i), keep) {
+                        (false, _) => Some(xd[i].clone()),
+                        (true, true) => Some(Dim::lit(1)),
+                        (true, false) => None,
+                    })
+                    .collect();
+                (op(vec![x], attrs), Ty::tensor(out, dt))
+            }
+            "reshape" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
+                let count = xd
+                    .iter()
+                    .skip(1)
+                    .fold(xd.first().cloned().unwrap_or(Dim::lit(1)), |acc, d| Dim::binary(PrimBinOp::Mul, &acc, d));
+                let (shape, out): (Vec<PrimExpr>, Vec<Dim>) = match self.pick(4) {
+                    0 => (vec![count.e.clone()], vec![count]),
+                    1 => (vec![PrimExpr::int(-1)], vec![count]),
+                    2 => {
+                        let mut o = xd.clone();
+                        o.insert(self.pick(xd.len() + 1), Dim::lit(1));
+                        (o.iter().map(|d| d.e.clone()).collect(), o)
+                    }
+                    _ => {
+                        let o: Vec<Dim> = xd.iter().rev().cloned().collect();
+                        (o.iter().map(|d| d.e.clone()).collect(), o)
+                    }
+                };
+                (op(vec![x, Expr::new(ExprKind::ShapeExpr(shape), S)], no()), Ty::tensor(out, dt))
+            }
+            "permute_dims" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
+                let mut perm: Vec<usize> = (0..xd.len()).rev().collect();
+                let attrs = if self.chance(1, 2) {
+                    for i in (1..perm.len()).rev() {
+                        let j = self.pick(i + 1);
+                        perm.swap(i, j);
+                    }
+                    attr("axes", ints(&perm.iter().map(|&i| i as i64).collect::<Vec<_>>()))
+                } else {
+                    no()
+                };
+                (op(vec![x], attrs), Ty::tensor(perm.iter().map(|&i| xd[i].clone()).collect(), dt))
+            }
+            "broadcast_to" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
+                let mut target: Vec<Dim> =
+                    xd.iter().map(|d| if d.as_lit() == Some(1) { self.new_dim(sc) } else { d.clone() }).collect();
+                if self.chance(1, 2) && target.len() < self.cfg.max_rank {
+                    target.insert(0, self.new_dim(sc));
+                }
+                if !self.fits(&target) {
+                    return None;
+                }
+                (op(vec![x, shape_expr(&target)], no()), Ty::tensor(target, dt))
+            }
+            "concat" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
+                let axis = self.pick(xd.len());
+                let mut parts = vec![x];
+                let mut out = xd.clone();
+                for _ in 0..1 + self.pick(2) {
+                    let mut yd = xd.clone();
+                    yd[axis] = self.new_dim(sc);
+                    out[axis] =
+                        Dim { e: dim_op(PrimBinOp::Add, &out[axis].e, &yd[axis].e), hi: out[axis].hi + yd[axis].hi };
+                    parts.push(self.arg_of(&Ty::tensor(yd, dt), sc));
+                }
+                if !self.fits(&out) {
+                    return None;
+                }
+                let tuple = Expr::new(ExprKind::Tuple(parts), S);
+                let attrs =
+                    if axis == 0 && self.chance(1, 2) { no() } else { attr("axis", AttrValue::Int(axis as i64)) };
+                (op(vec![tuple], attrs), Ty::tensor(out, dt))
+            }
+            "split" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
+                let axis = self.pick(xd.len());
+                let (spec, sizes): (AttrValue, Vec<i64>) = match xd[axis].as_lit() {
+                    Some(d) if self.chance(1, 2) => {
+                        let divisors: Vec<i64> = (1..=d).filter(|s| d % s == 0).collect();
+                        let s = self.choose(&divisors)?;
+                        (AttrValue::Int(s), vec![d / s; s as usize])
+                    }
+                    Some(d) => {
+                        let cuts: Vec<i64> = (1..d).filter(|_| self.chance(1, 2)).collect();
+                        let mut sizes = Vec::new();
+                        let mut lo = 0;
+                        for &c in cuts.iter().chain(std::iter::once(&d)) {
+                            sizes.push(c - lo);
+                            lo = c;
+                        }
+                        (ints(&cuts), sizes)
+                    }
+                    None => (AttrValue::Int(1), Vec::new()),
+                };
+                let fields = if sizes.is_empty() {
+                    vec![Ty::tensor(xd.clone(), dt)]
+                } else {
+                    sizes
+                        .iter()
+                        .map(|&n| {
+                            let mut d = xd.clone();
+                            d[axis] = Dim::lit(n);
+                            Ty::tensor(d, dt)
+                        })
+                        .collect()
+                };
+                let mut attrs = attr("indices_or_sections", spec);
+                attrs.insert("axis", AttrValue::Int(axis as i64));
+                (op(vec![x], attrs), Ty::Tuple(fields))
+            }
+            "strided_slice" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
+                let lits: Vec<usize> = (0..xd.len()).filter(|&i| xd[i].as_lit().is_some()).collect();
+                let axis = self.choose(&lits)?;
+                let d = xd[axis].as_lit()?;
+                let b = self.range(0, d - 1);
+                let e = self.range(b + 1, d);
+                let s = self.range(1, 2);
+                let mut attrs = attr("axes", ints(&[axis as i64]));
+                attrs.insert("begin", ints(&[b]));
+                attrs.insert("end", ints(&[e]));
+                if s != 1 || self.chance(1, 2) {
+                    attrs.insert("strides", ints(&[s]));
+                }
+                let mut out = xd.clone();
+                out[axis] = Dim::lit((e - b + s - 1) / s);
+                (op(vec![x], attrs), Ty::tensor(out, dt))
+            }
+            "take" => {
+                let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
+                let axis = if self.chance(1, 4) { None } else { Some(self.pick(xd.len())) };
+                // Indices stay within the dimension's guaranteed lower bound (1), or its
+                // value when literal; rarely one past it (an out-of-range error).
+                let limit = match axis {
+                    Some(a) => xd[a].as_lit().unwrap_or(1),
+                    None => xd.iter().map(|d| d.as_lit().unwrap_or(1)).product(),
+                };
+                let n = self.pick(3) as u64 + 1;
+                let idx_shape: Vec<u64> = if self.chance(1, 4) { Vec::new() } else { vec![n] };
+                let count: u64 = idx_shape.iter().product();
+                let idx_dt = if self.chance(1, 2) { DataType::INT64 } else { DataType::INT32 };
+                let bad = self.chance(1, 32);
+                let values: Vec<Scalar> = (0..count)
+                    .map(|_| Scalar::Int(if bad { limit as i128 } else { self.range(0, limit - 1) as i128 }))
+                    .collect();
+                let idx = constant_expr(idx_dt, &idx_shape, &values);
+                let idx_dims: Vec<Dim> = idx_shape.iter().map(|&k| Dim::lit(k as i64)).collect();
+                let (out, attrs) = match axis {
+                    None => (idx_dims, no()),
+                    Some(a) => {
+                        let mut o = xd[..a].to_vec();
+                        o.extend(idx_dims);
+                        o.extend(xd[a + 1..].iter().cloned());
+                        (o, attr("axis", AttrValue::Int(a as i64)))
+                    }
+                };
+                (op(vec![x, idx], attrs), Ty::tensor(out, dt))
+            }
+            "zeros" | "ones" => {
+                let dtype = self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?;
+                let shapes = sc.vars_where(|t| matches!(t, Ty::Shape(ds) if self.fits(ds)));
+                let (shape, dims) = match self.choose(&shapes) {
+                    Some((v, Ty::Shape(ds))) if self.chance(1, 3) => (Expr::var(&v), ds),
+                    _ => {
+                        let rank = self.pick(4);
+                        let ds = self.new_dims(sc, rank);
+                        (shape_expr(&ds), ds)
+                    }
+                };
+                (op(vec![shape], dtype_attr("dtype", dtype)), Ty::tensor(dims, dtype))
+            }
+            "full" => {
+                let rank = self.pick(4);
+                let dims = self.new_dims(sc, rank);
+                let fill_dt = self.choose(&NUMERIC)?;
+                let fill = constant_expr(fill_dt, &[], &[scalar_for(fill_dt, self.range(-4, 4))]);
+                let (attrs, dt) = if self.chance(1, 2) {
+                    let to = self.choose(&NUMERIC)?;
+                    (dtype_attr("dtype", to), to)
+                } else {
+                    (no(), fill_dt)
+                };
+                (op(vec![shape_expr(&dims), fill], attrs), Ty::tensor(dims, dt))
+            }
+            "arange" => {
+                let start = self.range(-3, 3);
+                let step = self.choose(&[1i64, 2, -1])?;
+                let span = self.range(1, 6);
+                let end = start + span * step.signum();
+                let len = (span + step.abs() - 1) / step.abs();
+                let prim = |v: i64| {
+                    Expr::new(
+                        ExprKind::PrimValue(PrimExpr::new(
+                            PrimExprKind::IntImm { value: v, dtype: DataType::INT64 },
+                            S,
+                        )),
+                        S,
+                    )
+                };
+                let (attrs, dt) = match self.pick(3) {
+                    0 => (no(), DataType::INT64),
+                    1 => (dtype_attr("dtype", DataType::INT32), DataType::INT32),
+                    _ => (dtype_attr("dtype", DataType::FLOAT32), DataType::FLOAT32),
+                };
+                (op(vec![prim(start), prim(end), prim(step)], attrs), Ty::tensor(vec![Dim::lit(len)], dt))
+            }
+            "shape_of" => {
+                let (x, xd, _) = self.operand(sc, any, DataType::FLOAT32, 0);
+                (op(vec![x], no()), Ty::Shape(xd))
+            }
+            "null_value" => (op(Vec::new(), no()), Ty::Object),
+            "print" => {
+                let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
+                let n = 1 + self.pick(2);
+                let args: Vec<Expr> = (0..n).filter_map(|_| self.choose(&vals).map(|(v, _)| Expr::var(&v))).collect();
+                let attrs = if self.chance(1, 2) {
+                    attr("format", AttrValue::Str(vec!["{}"; args.len()].join(" | ")))
+                } else {
+                    no()
+                };
+                (op(args, attrs), Ty::Tuple(Vec::new()))
+            }
+            "assert_op" => {
+                let cond = if self.chance(1, 6) { self.cond(sc) } else { self.constant(DataType::BOOL, &[], 1) };
+                let attrs = if self.chance(1, 2) { attr("format", AttrValue::Str("checked".into())) } else { no() };
+                (op(vec![cond], attrs), Ty::Tuple(Vec::new()))
+            }
+            "cast" => {
+                let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
+                let (v, t) = self.choose(&vals)?;
+                let e = call(Expr::new(ExprKind::Op(name.into()), S), vec![Expr::var(&v)], vec![t.to_sinfo()], no());
+                (e, t)
+            }
+            "call_tir" => return self.call_tir(sc),
+            "call_packed" | "call_pure_packed" | "call_dps_packed" => return self.packed(short, sc),
+            _ => return None,
+        })
+    }
+
+    /// `R.call_tir` of a generated PrimFunc over inputs of one shape.
+    fn call_tir(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        let (x, xd, dt) = self.operand(sc, |d| !d.is_bool(), DataType::FLOAT32, 0);
+        if xd.len() > 3 {
+            return None;
+        }
+        let kind = if !xd.is_empty() && self.chance(1, 3) { KernelKind::ReduceLast } else { KernelKind::Elementwise };
+        let mut dtypes = vec![dt];
+        let mut args = vec![x];
+        for _ in 0..self.pick(3) {
+            let d = self.choose(&NUMERIC)?;
+            args.push(self.arg_of(&Ty::tensor(xd.clone(), d), sc));
+            dtypes.push(d);
+        }
+        let out_dt = self.choose(&NUMERIC)?;
+        let name = self.name("tir_k");
+        let f = gen_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt);
+        self.functions.push((GlobalVar::new(name.clone()), BaseFunc::Tir(Rc::new(f))));
+        let out = match kind {
+            KernelKind::Elementwise => xd,
+            KernelKind::ReduceLast => xd[..xd.len() - 1].to_vec(),
+        };
+        let ty = Ty::tensor(out, out_dt);
+        let callee = Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)), S);
+        let tuple = Expr::new(ExprKind::Tuple(args), S);
+        let e =
+            call(Expr::new(ExprKind::Op("relax.call_tir".into()), S), vec![callee, tuple], vec![ty.to_sinfo()], no());
+        Some((e, ty))
+    }
+
+    /// Calls of the oracle's packed functions (README: the packed registry).
+    fn packed(&mut self, which: &str, sc: &Scope) -> Option<(Expr, Ty)> {
+        let extern_ = |s: &str| Expr::new(ExprKind::ExternFunc { global_symbol: s.into() }, S);
+        let (x, xd, dt) = self.operand(sc, |d| !d.is_bool(), DataType::FLOAT32, 0);
+        let ty = Ty::tensor(xd, dt);
+        let op = |n: &str| Expr::new(ExprKind::Op(n.into()), S);
+        Some(match which {
+            "call_packed" => match self.pick(3) {
+                // Mutates its argument in place: every alias sees it.
+                0 => (call(extern_("oracle.add_one_inplace"), vec![x], vec![ty.to_sinfo()], no()), ty),
+                1 => (
+                    call(extern_("oracle.print"), vec![x], vec![Ty::Tuple(Vec::new()).to_sinfo()], no()),
+                    Ty::Tuple(Vec::new()),
+                ),
+                _ => (call(extern_("oracle.identity"), vec![x], vec![ty.to_sinfo()], no()), ty),
+            },
+            "call_pure_packed" => {
+                let f = if self.chance(1, 2) { "oracle.copy" } else { "oracle.identity" };
+                (call(op("relax.call_pure_packed"), vec![extern_(f), x], vec![ty.to_sinfo()], no()), ty)
+            }
+            _ => {
+                let args = Expr::new(ExprKind::Tuple(vec![x]), S);
+                (
+                    call(
+                        op("relax.call_dps_packed"),
+                        vec![extern_("oracle.copy_into"), args],
+                        vec![ty.to_sinfo()],
+                        no(),
+                    ),
+                    ty,
+                )
+            }
+        })
+    }
+}

@@ -1,0 +1,150 @@
+//! The invariants every generated program must satisfy (checked by the fuzz targets,
+//! `fuzz-smoke` and `cargo test`), and the differential check `diff_exec`.
+
+use crate::program::Module;
+use oracle::check::check_module;
+use oracle::eval::interp::{Interp, Limits};
+use oracle::eval::literal::{print_value, values_equal};
+use oracle::eval::value::{ErrorKind, Value};
+use spec_model::alpha::alpha_eq_module;
+use spec_model::grammar::{IRModule, NDArray};
+use spec_model::normal_form::{check_normal_form, normalize};
+use spec_model::text::check_round_trip;
+use spec_model::well_formed::check_well_formed;
+use spec_model::Span;
+
+/// Floats in the two outcomes `diff_exec` compares may differ by this much (absolute,
+/// or relative to the larger magnitude); NaN equals NaN. Both sides run the same
+/// kernels, so today any difference at all would be a bug; the slack is for engines
+/// that reassociate (the optimized engine).
+pub const TOLERANCE: f64 = oracle::corpus::DEFAULT_TOLERANCE;
+
+/// The fuel of one run: generated programs are small, so a run that needs more is
+/// taken to be a generator bug (non-termination).
+pub const FUEL: u64 = 5_000_000;
+
+/// How a run ended: a value, or a run-time error of some kind.
+pub type Outcome = Result<Value, ErrorKind>;
+
+/// A broken invariant: which one, and what was seen.
+#[derive(Debug)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub detail: String,
+}
+
+fn violation(invariant: &'static str, detail: impl Into<String>) -> Violation {
+    Violation { invariant, detail: detail.into() }
+}
+
+/// What checking one program found.
+pub struct Checked {
+    /// The outcome on the program as written.
+    pub outcome: Outcome,
+    /// The run-time rules fired (the oracle's trace), with repetitions.
+    pub fired: Vec<String>,
+    /// The normalized program.
+    pub normalized: IRModule,
+}
+
+/// Well-formed; normalization idempotent, its output in normal form; printing and
+/// re-parsing gives the same program; StructInfo checking reports no error; the
+/// oracle terminates within its fuel without panicking; and the normalized program
+/// has the same outcome (`diff_exec`).
+pub fn check_program(m: &Module) -> Result<Checked, Violation> {
+    let normalized = check_static(m)?;
+    let (outcome, fired) = check_eval(m)?;
+    let (outcome_n, _) = run(&normalized, &m.entry, &m.inputs, false).map_err(|e| violation("oracle runs", e))?;
+    if let Err(e) = same_outcome(&outcome, &outcome_n) {
+        return Err(violation("diff_exec: as written vs normalized", e));
+    }
+    Ok(Checked { outcome, fired, normalized })
+}
+
+fn errors(ds: Vec<spec_model::diagnostic::Diagnostic>) -> Vec<String> {
+    ds.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.code, d.message)).collect()
+}
+
+/// Printing and re-parsing gives the same program, printed the same way.
+pub fn check_print_parse(m: &Module) -> Result<(), Violation> {
+    check_round_trip(&m.ir).map(|_| ()).map_err(|e| violation("print-parse round trip", e))
+}
+
+/// The static invariants; returns the normalized program.
+pub fn check_static(m: &Module) -> Result<IRModule, Violation> {
+    let wf = errors(check_well_formed(&m.ir));
+    if !wf.is_empty() {
+        return Err(violation("well-formed", wf.join("\n")));
+    }
+    check_print_parse(m)?;
+    let normalized = normalize(&m.ir).map_err(|e| violation("normalizes", errors(e).join("\n")))?;
+    let nf = check_normal_form(&normalized);
+    if !nf.is_empty() {
+        return Err(violation("normal form", errors(nf).join("\n")));
+    }
+    let again = normalize(&normalized).map_err(|e| violation("normalization idempotent", errors(e).join("\n")))?;
+    alpha_eq_module(&normalized, &again).map_err(|e| violation("normalization idempotent", e))?;
+    let si = errors(check_module(&m.ir, false).diagnostics);
+    if !si.is_empty() {
+        return Err(violation("StructInfo check", si.join("\n")));
+    }
+    Ok(normalized)
+}
+
+/// The oracle ends within its fuel and call depth: the outcome and the rules fired.
+pub fn check_eval(m: &Module) -> Result<(Outcome, Vec<String>), Violation> {
+    let (outcome, fired) = run(&m.ir, &m.entry, &m.inputs, true).map_err(|e| violation("oracle runs", e))?;
+    if let Err(k @ (ErrorKind::FuelExhausted | ErrorKind::StackExhausted)) = &outcome {
+        return Err(violation("oracle terminates", format!("the run ended in {k}")));
+    }
+    Ok((outcome, fired))
+}
+
+/// Runs `entry` on fresh copies of `inputs` (packed functions may mutate arguments);
+/// the outcome and, with `trace`, the rules fired. Runs on the caller's stack: a
+/// generated program nests at most `Config::max_depth` expressions and calls at most
+/// a few functions deep, far below what the default stack holds.
+pub fn run(m: &IRModule, entry: &str, inputs: &[NDArray], trace: bool) -> Result<(Outcome, Vec<String>), String> {
+    {
+        let mut it = Interp::new(m, Limits { fuel: FUEL, ..Limits::default() });
+        if trace {
+            it.trace = Some(Vec::new());
+        }
+        let f = it.global(entry).cloned().ok_or_else(|| format!("no function `{entry}`"))?;
+        let args = inputs.iter().map(|a| Value::tensor(a.clone())).collect();
+        let r = it.apply(&f, args, Span::SYNTHETIC).map_err(|e| e.kind);
+        Ok((r, it.trace.unwrap_or_default()))
+    }
+}
+
+/// The `diff_exec` comparison: equal values (integers and bools bitwise, floats within
+/// [`TOLERANCE`], NaN equal to NaN; two closures count as equal, since functions cannot
+/// be compared) or the same error kind.
+pub fn same_outcome(a: &Outcome, b: &Outcome) -> Result<(), String> {
+    let agree = match (a, b) {
+        (Ok(x), Ok(y)) => equal(x, y),
+        (Err(x), Err(y)) => x == y,
+        _ => false,
+    };
+    if agree {
+        Ok(())
+    } else {
+        Err(format!("{} vs {}", show(a), show(b)))
+    }
+}
+
+fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Closure(_), Value::Closure(_)) => true,
+        (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q)),
+        _ => values_equal(a, b, TOLERANCE),
+    }
+}
+
+/// An outcome as text: the value as an `.rx` literal, or `error KIND`.
+pub fn show(o: &Outcome) -> String {
+    match o {
+        Ok(v) => print_value(v),
+        Err(k) => format!("error {k}"),
+    }
+}

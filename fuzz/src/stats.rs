@@ -1,0 +1,190 @@
+//! What `fuzz-smoke` reports: which AST node kinds and operators the generated
+//! programs contain, which run-time rules the oracle fired, how runs ended.
+
+use crate::invariants::Outcome;
+use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, IRModule};
+use spec_model::ops::REGISTRY;
+use spec_model::rules::RUNTIME_RULES;
+use std::collections::BTreeMap;
+
+/// The AST node kinds of the Grammar (the Expr variants, with Var and DataflowVar told
+/// apart; the two bindings; the two blocks; the two kinds of module function).
+pub const NODE_KINDS: &[&str] = &[
+    "Constant",
+    "Var",
+    "DataflowVar",
+    "GlobalVar",
+    "Tuple",
+    "SeqExpr",
+    "Function",
+    "If",
+    "ExternFunc",
+    "Call",
+    "ShapeExpr",
+    "TupleGetItem",
+    "Op",
+    "PrimValue",
+    "StringImm",
+    "DataTypeImm",
+    "VarBinding",
+    "MatchCast",
+    "BindingBlock",
+    "DataflowBlock",
+    "PrimFunc",
+];
+
+/// Counts over many programs.
+#[derive(Default)]
+pub struct Stats {
+    pub programs: usize,
+    pub nodes: BTreeMap<&'static str, usize>,
+    pub ops: BTreeMap<String, usize>,
+    pub rules: BTreeMap<String, usize>,
+    pub outcomes: BTreeMap<String, usize>,
+}
+
+impl Stats {
+    pub fn add_program(&mut self, m: &IRModule) {
+        self.programs += 1;
+        for (_, f) in &m.functions {
+            match f {
+                BaseFunc::Relax(f) => {
+                    *self.nodes.entry("Function").or_default() += 1;
+                    self.expr(&f.body);
+                }
+                BaseFunc::Tir(_) => *self.nodes.entry("PrimFunc").or_default() += 1,
+            }
+        }
+    }
+
+    pub fn add_run(&mut self, outcome: &Outcome, fired: &[String]) {
+        let key = match outcome {
+            Ok(_) => "value".to_string(),
+            Err(k) => format!("error {k}"),
+        };
+        *self.outcomes.entry(key).or_default() += 1;
+        for r in fired {
+            *self.rules.entry(r.clone()).or_default() += 1;
+        }
+    }
+
+    fn node(&mut self, k: &'static str) {
+        *self.nodes.entry(k).or_default() += 1;
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Constant(_) => self.node("Constant"),
+            ExprKind::Var(v) => self.node(if v.is_dataflow() { "DataflowVar" } else { "Var" }),
+            ExprKind::GlobalVar(_) => self.node("GlobalVar"),
+            ExprKind::Tuple(es) => {
+                self.node("Tuple");
+                es.iter().for_each(|e| self.expr(e));
+            }
+            ExprKind::SeqExpr(s) => {
+                self.node("SeqExpr");
+                for b in &s.blocks {
+                    self.node(if b.is_dataflow() { "DataflowBlock" } else { "BindingBlock" });
+                    for binding in &b.bindings {
+                        self.node(match binding {
+                            Binding::VarBinding { .. } => "VarBinding",
+                            Binding::MatchCast { .. } => "MatchCast",
+                        });
+                        self.expr(binding.value());
+                    }
+                }
+                self.expr(&s.body);
+            }
+            ExprKind::Function(f) => {
+                self.node("Function");
+                self.expr(&f.body);
+            }
+            ExprKind::If(i) => {
+                self.node("If");
+                self.expr(&i.cond);
+                self.expr(&i.true_branch);
+                self.expr(&i.false_branch);
+            }
+            ExprKind::ExternFunc { .. } => self.node("ExternFunc"),
+            ExprKind::Call(c) => {
+                self.node("Call");
+                match &c.op.kind {
+                    ExprKind::Op(name) => *self.ops.entry(name.clone()).or_default() += 1,
+                    // A call of an ExternFunc is `call_packed` (SI-D-11).
+                    ExprKind::ExternFunc { .. } => *self.ops.entry("relax.call_packed".into()).or_default() += 1,
+                    _ => {}
+                }
+                self.expr(&c.op);
+                c.args.iter().for_each(|a| self.expr(a));
+            }
+            ExprKind::ShapeExpr(_) => self.node("ShapeExpr"),
+            ExprKind::TupleGetItem { tuple_value, .. } => {
+                self.node("TupleGetItem");
+                self.expr(tuple_value);
+            }
+            ExprKind::Op(_) => self.node("Op"),
+            ExprKind::PrimValue(_) => self.node("PrimValue"),
+            ExprKind::StringImm(_) => self.node("StringImm"),
+            ExprKind::DataTypeImm(_) => self.node("DataTypeImm"),
+        }
+    }
+
+    /// The node kinds never generated.
+    pub fn missing_nodes(&self) -> Vec<&'static str> {
+        NODE_KINDS.iter().copied().filter(|k| !self.nodes.contains_key(k)).collect()
+    }
+
+    /// The registered operators never generated.
+    pub fn missing_ops(&self) -> Vec<&'static str> {
+        REGISTRY.iter().map(|d| d.name).filter(|n| !self.ops.contains_key(*n)).collect()
+    }
+
+    /// The run-time rules never fired.
+    pub fn missing_rules(&self) -> Vec<&'static str> {
+        RUNTIME_RULES.iter().map(|(id, _)| *id).filter(|id| !self.rules.contains_key(*id)).collect()
+    }
+
+    /// The report `fuzz-smoke` prints.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let pct = |k: usize, n: usize| if n == 0 { 0.0 } else { 100.0 * k as f64 / n as f64 };
+        let covered = NODE_KINDS.len() - self.missing_nodes().len();
+        s.push_str(&format!(
+            "AST node kinds: {covered} of {} ({:.0}%); missing: {:?}\n",
+            NODE_KINDS.len(),
+            pct(covered, NODE_KINDS.len()),
+            self.missing_nodes()
+        ));
+        let total: usize = self.nodes.values().sum();
+        for (k, n) in &self.nodes {
+            s.push_str(&format!("  {k:<14} {n:>8}  {:>5.1}%\n", pct(*n, total)));
+        }
+        let ops_covered = REGISTRY.len() - self.missing_ops().len();
+        s.push_str(&format!(
+            "operators: {ops_covered} of {} generated; missing: {:?}\n",
+            REGISTRY.len(),
+            self.missing_ops()
+        ));
+        let calls: usize = self.ops.values().sum();
+        for (k, n) in &self.ops {
+            s.push_str(&format!("  {k:<24} {n:>7}  {:>5.1}%\n", pct(*n, calls)));
+        }
+        let rules_fired = RUNTIME_RULES.len() - self.missing_rules().len();
+        s.push_str(&format!(
+            "run-time rules fired: {rules_fired} of {} ({:.0}%); never fired: {:?}\n",
+            RUNTIME_RULES.len(),
+            pct(rules_fired, RUNTIME_RULES.len()),
+            self.missing_rules()
+        ));
+        let firings: usize = self.rules.values().sum();
+        for (k, n) in &self.rules {
+            s.push_str(&format!("  {k:<14} {n:>9}  {:>5.1}%\n", pct(*n, firings)));
+        }
+        s.push_str("outcomes:\n");
+        let runs: usize = self.outcomes.values().sum();
+        for (k, n) in &self.outcomes {
+            s.push_str(&format!("  {k:<28} {n:>7}  {:>5.1}%\n", pct(*n, runs)));
+        }
+        s
+    }
+}
