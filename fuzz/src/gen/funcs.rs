@@ -309,21 +309,31 @@ impl<'a> Gen<'a, '_> {
         if self.chance(1, 6) {
             return (StructInfo::new(StructInfoKind::Object, S), Ty::Object, fresh);
         }
+        if let Ty::Tensor { dims, dtype } = ty {
+            // The shape given by a Shape variable holding the same dimensions (SI-MC-2.1).
+            let shapes = sc.vars_where(|t| t.same(&Ty::Shape(dims.clone())));
+            if let Some((s, _)) = self.choose(&shapes).filter(|_| self.chance(1, 2)) {
+                let kind =
+                    StructInfoKind::Tensor { shape: Some(Expr::var(&s)), dtype: *dtype, ndim: dims.len() as i64 };
+                return (StructInfo::new(kind, S), ty.clone(), fresh);
+            }
+        }
+        let mut fresh_dim = |g: &mut Self, d: &Dim| {
+            if g.chance(1, 2) {
+                let v = PrimVar::shape_var(g.name("m"));
+                fresh.push((v.clone(), d.hi));
+                Dim::var(&v, d.hi)
+            } else {
+                d.clone()
+            }
+        };
         let new_ty = match ty {
+            // Shape values bind fresh shape variables too (SI-MC-3.1).
+            Ty::Shape(dims) if self.cfg.features.symbolic && !sc.dataflow => {
+                Ty::Shape(dims.iter().map(|d| fresh_dim(self, d)).collect())
+            }
             Ty::Tensor { dims, dtype } if self.cfg.features.symbolic && !sc.dataflow => {
-                let dims = dims
-                    .iter()
-                    .map(|d| {
-                        if self.chance(1, 2) {
-                            let v = PrimVar::shape_var(self.name("m"));
-                            fresh.push((v.clone(), d.hi));
-                            Dim::var(&v, d.hi)
-                        } else {
-                            d.clone()
-                        }
-                    })
-                    .collect();
-                Ty::tensor(dims, *dtype)
+                Ty::tensor(dims.iter().map(|d| fresh_dim(self, d)).collect(), *dtype)
             }
             _ => ty.clone(),
         };

@@ -1,0 +1,89 @@
+//! The generator's contract over 2,000 seeds: every program satisfies every invariant
+//! (well-formed, normal form and idempotent normalization, print/parse round trip, no
+//! StructInfo error, the oracle terminates, the normalized program agrees), and the
+//! programs use every operator and at least 95% of the AST node kinds.
+
+use arbitrary::{Arbitrary, Unstructured};
+use fuzz::invariants::{check_program, check_static};
+use fuzz::stats::{Stats, NODE_KINDS};
+use fuzz::{generate, program_of, seed_bytes, Config, Module};
+
+#[test]
+fn two_thousand_seeds_satisfy_every_invariant() {
+    let mut stats = Stats::default();
+    let mut failures = Vec::new();
+    for seed in 0..2000u64 {
+        let m = program_of(&seed_bytes(seed), seed % 2 == 1);
+        stats.add_program(&m.ir);
+        match check_program(&m) {
+            Ok(c) => stats.add_run(&c.outcome, &c.fired),
+            Err(v) => failures.push(format!("seed {seed}: {} broken: {}", v.invariant, v.detail)),
+        }
+    }
+    assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
+    assert!(stats.missing_ops().is_empty(), "operators never generated: {:?}", stats.missing_ops());
+    let covered = NODE_KINDS.len() - stats.missing_nodes().len();
+    assert!(covered * 100 >= NODE_KINDS.len() * 95, "node kinds missing: {:?}", stats.missing_nodes());
+    // Most runs return values: the generator avoids errors unless asked for them.
+    let values = stats.outcomes.get("value").copied().unwrap_or(0);
+    assert!(values * 10 >= 2000 * 8, "only {values} of 2000 runs returned a value: {:?}", stats.outcomes);
+}
+
+#[test]
+fn any_bytes_generate_a_program() {
+    let inputs: Vec<Vec<u8>> =
+        vec![Vec::new(), vec![0], vec![0xFF; 7], vec![0; 4096], vec![0xFF; 4096], (0..=255).collect()];
+    for data in inputs {
+        for swarm in [false, true] {
+            let m = program_of(&data, swarm);
+            check_program(&m).unwrap_or_else(|v| panic!("{} broken: {}", v.invariant, v.detail));
+        }
+    }
+}
+
+#[test]
+fn arbitrary_configs_are_clamped() {
+    for seed in 0..200u64 {
+        let data = seed_bytes(seed);
+        let cfg = Config::arbitrary(&mut Unstructured::new(&data)).unwrap_or_default();
+        assert_eq!(cfg.clone().clamped(), cfg);
+        assert!(cfg.max_tensor_elems <= 4096 && cfg.max_depth <= 4 && cfg.max_functions <= 5);
+    }
+}
+
+#[test]
+fn the_same_bytes_give_the_same_program() {
+    let data = seed_bytes(7);
+    let print = |m: &Module| spec_model::text::print_module(&m.ir, 100);
+    let a = generate(&mut Unstructured::new(&data), &Config::default());
+    let b = generate(&mut Unstructured::new(&data), &Config::default());
+    assert_eq!(print(&a), print(&b));
+    assert_eq!(a.inputs, b.inputs);
+}
+
+#[test]
+fn switches_turn_features_off() {
+    let mut cfg = Config::default();
+    cfg.features.ops = false;
+    cfg.features.call_tir = false;
+    cfg.features.globals = false;
+    cfg.features.if_ = false;
+    for seed in 0..100u64 {
+        let m = generate(&mut Unstructured::new(&seed_bytes(seed)), &cfg);
+        let mut s = Stats::default();
+        s.add_program(&m.ir);
+        assert!(!s.nodes.contains_key("If") && !s.nodes.contains_key("PrimFunc"), "seed {seed}");
+        assert_eq!(m.ir.functions.len(), 1, "seed {seed}: only main");
+        assert!(!s.ops.contains_key("relax.matmul"), "seed {seed}");
+    }
+}
+
+/// The invariants can fail: an ill-typed program is caught.
+#[test]
+fn an_ill_typed_program_breaks_the_check() {
+    let src = "@R.function\ndef main(x: R.Tensor((2,), \"float32\"), y: R.Tensor((3,), \"float32\")):\n    z = R.add(x, y)\n    return z\n";
+    let ir = spec_model::text::parse_module(src).unwrap();
+    let m = Module { ir, entry: "main".into(), inputs: Vec::new() };
+    let v = check_static(&m).err().expect("R.add of (2,) and (3,) is an error");
+    assert_eq!(v.invariant, "StructInfo check");
+}
