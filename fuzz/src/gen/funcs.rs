@@ -49,17 +49,17 @@ impl<'a> Gen<'a, '_> {
                         let existing: Vec<(PrimVar, i64)> = sc.shape_vars.clone();
                         match self.choose(&existing) {
                             Some((v, hi)) if self.chance(1, 2) => Dim::var(&v, hi),
-                            _ => {
-                                let v = PrimVar::shape_var(self.name(prefix));
-                                sc.shape_vars.push((v.clone(), self.cfg.max_dim));
-                                Dim::var(&v, self.cfg.max_dim)
-                            }
+                            _ => Dim::var(&PrimVar::shape_var(self.name(prefix)), self.cfg.max_dim),
                         }
                     }
                     _ => Dim::lit(self.range(1, self.cfg.max_dim.min(3))),
                 };
                 if Ty::elems(&dims).saturating_mul(d.hi as u64) > self.cfg.max_tensor_elems {
                     break;
+                }
+                // A new shape variable is in scope only once a parameter binds it.
+                if let Some(v) = d.e.as_var().filter(|v| !sc.shape_vars.iter().any(|(w, _)| w == *v)) {
+                    sc.shape_vars.push((v.clone(), d.hi));
                 }
                 dims.push(d);
             }
