@@ -13,8 +13,8 @@ use spec_model::text::check_round_trip;
 use spec_model::well_formed::check_well_formed;
 use spec_model::Span;
 
-/// Floats in the two outcomes `diff_exec` compares may differ by this much (absolute,
-/// or relative to the larger magnitude); NaN equals NaN. Both sides run the same
+/// Floats in the two outcomes `diff_exec` compares may differ by this much (absolute;
+/// equal infinities are equal); NaN equals NaN. Both sides run the same
 /// kernels, so today any difference at all would be a bug; the slack is for engines
 /// that reassociate (the optimized engine).
 pub const TOLERANCE: f64 = oracle::corpus::DEFAULT_TOLERANCE;
