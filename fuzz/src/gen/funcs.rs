@@ -15,8 +15,8 @@ const S: Span = Span::SYNTHETIC;
 pub enum Want {
     /// A value of exactly this type.
     Ty(Ty),
-    /// Any value whose type mentions only these shape variables (the ones that stay in
-    /// scope after the SeqExpr).
+    /// Any value but a closure whose type mentions only these shape variables (the
+    /// ones that stay in scope after the SeqExpr).
     Visible(Vec<PrimVar>),
 }
 
@@ -193,7 +193,8 @@ impl<'a> Gen<'a, '_> {
         match want {
             Want::Ty(t) => (self.expr_of(&t, sc, 1), t),
             Want::Visible(vars) => {
-                let ok = sc.vars_where(|t| t.only_uses(&vars));
+                // Not a closure: two runs' closures cannot be compared (F-6).
+                let ok = sc.vars_where(|t| t.only_uses(&vars) && !matches!(t, Ty::Func { .. }));
                 // Prefer recent values: they depend on more of the program.
                 let recent = &ok[ok.len().saturating_sub(3)..];
                 match self.choose(recent) {
