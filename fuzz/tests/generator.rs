@@ -84,6 +84,6 @@ fn an_ill_typed_program_breaks_the_check() {
     let src = "@R.function\ndef main(x: R.Tensor((2,), \"float32\"), y: R.Tensor((3,), \"float32\")):\n    z = R.add(x, y)\n    return z\n";
     let ir = spec_model::text::parse_module(src).unwrap();
     let m = Module { ir, entry: "main".into(), inputs: Vec::new() };
-    let v = check_static(&m).err().expect("R.add of (2,) and (3,) is an error");
+    let v = check_static(&m).expect_err("R.add of (2,) and (3,) is an error");
     assert_eq!(v.invariant, "StructInfo check");
 }
