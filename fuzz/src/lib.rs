@@ -49,7 +49,16 @@ pub fn write_failure(
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("{name}.rx"));
     let notes = vec![format!("invariant broken: {}", v.invariant), v.detail.clone()];
-    std::fs::write(&path, m.to_corpus_file(&format!("fuzz failure: {}", v.invariant), None, &notes))?;
+    // What the oracle says on the program as written (the reference), if it runs.
+    let quiet = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        invariants::run(&m.ir, &m.entry, &m.inputs, false).ok().map(|(o, _)| match o {
+            Ok(v) => oracle::eval::literal::print_value(&v),
+            Err(k) => format!("error {k}"),
+        })
+    }));
+    let expect = quiet.ok().flatten();
+    let text = m.to_corpus_file(&format!("fuzz failure: {}", v.invariant), expect.as_deref(), &notes);
+    std::fs::write(&path, text)?;
     Ok(path)
 }
 

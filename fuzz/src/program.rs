@@ -20,19 +20,24 @@ impl Module {
             .iter()
             .map(|a| oracle::eval::literal::print_value(&oracle::eval::value::Value::tensor(a.clone())))
             .collect();
-        format!("{}({})", self.entry, args.join(", "))
+        // One line: a corpus metadata line cannot wrap.
+        crate::reduce::output::one_line(&format!("{}({})", self.entry, args.join(", ")))
     }
 
     /// The program as a corpus file (DESIGN.md, "Corpus files"): a metadata block with
-    /// the description and the run line, then the module. `notes` become comment lines
-    /// after the block (e.g. both outcomes of a mismatch).
+    /// the description, the run line and `expect` (what the run gave: a value literal or
+    /// `error KIND`; without it the call is a comment), then the module. `notes` become
+    /// comment lines after the block (e.g. both outcomes of a mismatch).
     pub fn to_corpus_file(&self, description: &str, expect: Option<&str>, notes: &[String]) -> String {
         let mut s = String::from("# ---\n");
         s.push_str(&format!("# description: {}\n", description.replace('\n', " ")));
         s.push_str("# expect: valid\n");
-        s.push_str(&format!("# run: {}\n", self.run_line()));
-        if let Some(e) = expect {
-            s.push_str(&format!("# expect: {e}\n"));
+        match expect {
+            Some(e) => {
+                s.push_str(&format!("# run: {}\n", self.run_line()));
+                s.push_str(&format!("# expect: {}\n", crate::reduce::output::one_line(e)));
+            }
+            None => s.push_str(&format!("# (call: {})\n", self.run_line())),
         }
         s.push_str("# ---\n");
         for n in notes {

@@ -87,3 +87,23 @@ fn an_ill_typed_program_breaks_the_check() {
     let v = check_static(&m).expect_err("R.add of (2,) and (3,) is an error");
     assert_eq!(v.invariant, "StructInfo check");
 }
+
+/// A failure file is a corpus file: it parses, and its `run:`/`expect:` lines hold (the
+/// expectation is what the oracle says on the program as written).
+#[test]
+fn failure_files_are_corpus_files() {
+    let dir = std::env::temp_dir().join(format!("fuzz-failure-files-{}", std::process::id()));
+    for seed in 0..30u64 {
+        let m = program_of(&seed_bytes(seed), seed % 2 == 1);
+        let v = fuzz::invariants::Violation { invariant: "none (test)", detail: "a note\nover two lines".into() };
+        let path = fuzz::write_failure(&dir, &format!("seed-{seed}"), &m, &v).unwrap();
+        let report = oracle::corpus::run_file(&path);
+        assert!(
+            matches!(report.status, oracle::corpus::Status::Pass),
+            "seed {seed}: {:?}\n{}",
+            report.expectations,
+            std::fs::read_to_string(&path).unwrap()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
