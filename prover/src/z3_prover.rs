@@ -42,8 +42,10 @@ impl Default for Z3Prover {
 
 impl Z3Prover {
     pub fn new(timeout_ms: u32) -> Z3Prover {
-        let mut cfg = Config::new();
-        cfg.set_timeout_msec(u64::from(timeout_ms));
+        // No Z3 `timeout` (here or per check): libz3 4.8.12's timer thread can deadlock
+        // with the check it times (seen in fuzz-smoke, proofs-notes/prover.md P-8); the
+        // watchdog's interrupt and the resource limit bound each check instead.
+        let cfg = Config::new();
         let _guard = z3_lock();
         Z3Prover { ctx: ManuallyDrop::new(Context::new(&cfg)), timeout_ms, rlimit: 2_000_000 }
     }
@@ -228,16 +230,15 @@ impl<'c> Encoder<'c> {
 }
 
 impl Z3Prover {
-    /// Checks satisfiability within the timeout. Z3's own `timeout` parameter is not
-    /// always honoured (nonlinear integer problems in Z3 4.8 can run on), so a watchdog
-    /// thread interrupts the context when the time is up.
+    /// Checks satisfiability within the timeout: a watchdog thread interrupts the
+    /// context when the time is up (Z3's own `timeout` parameter is not used: it is not
+    /// always honoured on nonlinear problems, and its timer thread can deadlock, P-8).
     fn check(&self, assertions: &[&Bool], deadline: Instant) -> SatResult {
         let Some(limit) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
             return SatResult::Unknown;
         };
         let solver = Solver::new(&self.ctx);
         let mut params = Params::new(&self.ctx);
-        params.set_u32("timeout", u32::try_from(limit.as_millis()).unwrap_or(u32::MAX).max(1));
         params.set_u32("rlimit", self.rlimit);
         solver.set_params(&params);
         for a in assertions {

@@ -26,6 +26,9 @@ struct Args {
     /// was generated.
     #[arg(long, default_value_t = 95.0)]
     min_node_share: f64,
+    /// Print each seed before checking it (to find a seed that hangs).
+    #[arg(long)]
+    verbose: bool,
 }
 
 fn main() {
@@ -36,6 +39,9 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     for i in 0..args.iters {
         let seed = args.seed.wrapping_add(i);
+        if args.verbose {
+            eprintln!("seed {seed}");
+        }
         let data = seed_bytes(seed);
         // Odd seeds draw their configuration from the bytes (swarm testing).
         let m = program_of(&data, seed % 2 == 1);
