@@ -83,19 +83,15 @@ fn replace_bodies(r: &mut Reducer) -> bool {
             false
         });
         let Some((vars, current)) = found else { return progress };
-        let mut changed = false;
-        for v in vars.into_iter().filter(|v| Some(v) != current.as_ref()) {
-            let m = edit_seq(r, index, &mut |site| {
+        let others = vars.into_iter().filter(|v| Some(v) != current.as_ref());
+        let changed = first_kept(r, others, |r, v| {
+            edit_seq(r, index, &mut |site| {
                 site.seq.body = Expr::var(&v);
                 if let Some(ret) = site.ret {
                     *ret = None;
                 }
-            });
-            if r.try_candidate(m, r.call.clone()) {
-                changed = true;
-                break;
-            }
-        }
+            })
+        });
         progress |= changed;
         if !changed {
             index += 1;
@@ -104,6 +100,22 @@ fn replace_bodies(r: &mut Reducer) -> bool {
             return progress;
         }
     }
+}
+
+/// Tries the candidate `make` builds from each item in order (same run call) and keeps
+/// the first one that still fails; whether one was kept.
+fn first_kept<T>(
+    r: &mut Reducer,
+    items: impl IntoIterator<Item = T>,
+    mut make: impl FnMut(&Reducer, T) -> IRModule,
+) -> bool {
+    for item in items {
+        let m = make(r, item);
+        if r.try_candidate(m, r.call.clone()) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Every binding: (SeqExpr index, block, position).
@@ -301,17 +313,13 @@ fn rewrite_bindings(r: &mut Reducer) -> bool {
             false
         });
         let Some((s, bi, i, edits)) = found else { break };
-        let mut changed = false;
-        for edit in &edits {
-            let mut m = edit_seq(r, s, &mut |site| apply_binding_edit(site, bi, i, edit));
-            if let BindingEdit::Substitute(x, y) = edit {
+        let changed = first_kept(r, edits, |r, edit| {
+            let mut m = edit_seq(r, s, &mut |site| apply_binding_edit(site, bi, i, &edit));
+            if let BindingEdit::Substitute(x, y) = &edit {
                 substitute(&mut m, x, y);
             }
-            if r.try_candidate(m, r.call.clone()) {
-                changed = true;
-                break;
-            }
-        }
+            m
+        });
         progress |= changed;
         if !changed {
             n += 1;
@@ -375,8 +383,7 @@ fn simplify_exprs(r: &mut Reducer) -> bool {
             false
         });
         let Some(cands) = found else { break };
-        let mut changed = false;
-        for c in cands {
+        let changed = first_kept(r, cands, |r, c| {
             let mut m = r.module.clone();
             let mut c = Some(c);
             visit_exprs(&mut m, &mut |site| {
@@ -386,11 +393,8 @@ fn simplify_exprs(r: &mut Reducer) -> bool {
                 }
                 false
             });
-            if r.try_candidate(m, r.call.clone()) {
-                changed = true;
-                break;
-            }
-        }
+            m
+        });
         progress |= changed;
         if !changed {
             index += 1;
