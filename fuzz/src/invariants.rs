@@ -3,9 +3,9 @@
 
 use crate::program::Module;
 use oracle::check::check_module;
-use oracle::eval::interp::{Interp, Limits};
 use oracle::eval::literal::{print_value, values_equal};
 use oracle::eval::value::{ErrorKind, Value};
+use oracle::eval::{Limits, Machine};
 use spec_model::alpha::alpha_eq_module;
 use spec_model::grammar::{IRModule, NDArray};
 use spec_model::normal_form::{check_normal_form, normalize};
@@ -91,13 +91,17 @@ pub fn check_static(m: &Module) -> Result<IRModule, Violation> {
     Ok(normalized)
 }
 
-/// The oracle ends within its fuel and call depth: the outcome and the rules fired.
+/// The oracle ends within its fuel and call depth, without an error a checked program
+/// cannot raise (`Crash`): the outcome and the rules fired.
 pub fn check_eval(m: &Module) -> Result<(Outcome, Vec<String>), Violation> {
     let (outcome, fired) = run(&m.ir, &m.entry, &m.inputs, true).map_err(|e| violation("oracle runs", e))?;
-    if let Err(k @ (ErrorKind::FuelExhausted | ErrorKind::StackExhausted)) = &outcome {
-        return Err(violation("oracle terminates", format!("the run ended in {k}")));
+    match &outcome {
+        Err(k @ (ErrorKind::FuelExhausted | ErrorKind::StackExhausted)) => {
+            Err(violation("oracle terminates", format!("the run ended in {k}")))
+        }
+        Err(ErrorKind::Crash) => Err(violation("no Crash", "the oracle raised Crash on a checked program")),
+        _ => Ok((outcome, fired)),
     }
-    Ok((outcome, fired))
 }
 
 /// Runs `entry` on fresh copies of `inputs` (packed functions may mutate arguments);
@@ -106,22 +110,24 @@ pub fn check_eval(m: &Module) -> Result<(Outcome, Vec<String>), Violation> {
 /// a few functions deep, far below what the default stack holds.
 pub fn run(m: &IRModule, entry: &str, inputs: &[NDArray], trace: bool) -> Result<(Outcome, Vec<String>), String> {
     {
-        let mut it = Interp::new(m, Limits { fuel: FUEL, ..Limits::default() });
+        let mut mach = Machine::new(m, Limits { fuel: FUEL, ..Limits::default() });
         if trace {
-            it.trace = Some(Vec::new());
+            mach.trace = Some(Vec::new());
         }
-        let f = it.global(entry).cloned().ok_or_else(|| format!("no function `{entry}`"))?;
+        let f = mach.global(entry).cloned().ok_or_else(|| format!("no function `{entry}`"))?;
         let args = inputs.iter().map(|a| Value::tensor(a.clone())).collect();
-        let r = it.apply(&f, args, Span::SYNTHETIC).map_err(|e| e.kind);
-        Ok((r, it.trace.unwrap_or_default()))
+        let r = mach.apply(&f, args, Span::SYNTHETIC).map_err(|e| e.kind);
+        Ok((r, mach.trace.unwrap_or_default()))
     }
 }
 
 /// The `diff_exec` comparison: equal values (integers and bools bitwise, floats within
 /// [`TOLERANCE`], NaN equal to NaN; two closures count as equal, since functions cannot
-/// be compared) or the same error kind.
+/// be compared) or the same error kind. A `Crash` on either side is a bug there, never
+/// agreement, even when both sides crash.
 pub fn same_outcome(a: &Outcome, b: &Outcome) -> Result<(), String> {
     let agree = match (a, b) {
+        (Err(ErrorKind::Crash), _) | (_, Err(ErrorKind::Crash)) => false,
         (Ok(x), Ok(y)) => equal(x, y),
         (Err(x), Err(y)) => x == y,
         _ => false,

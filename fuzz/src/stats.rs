@@ -3,7 +3,7 @@
 
 use crate::invariants::Outcome;
 use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, IRModule};
-use spec_model::ops::REGISTRY;
+use spec_model::ops::{Op, OpRef};
 use spec_model::rules::RUNTIME_RULES;
 use std::collections::BTreeMap;
 
@@ -38,7 +38,7 @@ pub const NODE_KINDS: &[&str] = &[
 pub struct Stats {
     pub programs: usize,
     pub nodes: BTreeMap<&'static str, usize>,
-    pub ops: BTreeMap<String, usize>,
+    pub ops: BTreeMap<Op, usize>,
     pub rules: BTreeMap<String, usize>,
     pub outcomes: BTreeMap<String, usize>,
 }
@@ -109,9 +109,9 @@ impl Stats {
             ExprKind::Call(c) => {
                 self.node("Call");
                 match &c.op.kind {
-                    ExprKind::Op(name) => *self.ops.entry(name.clone()).or_default() += 1,
+                    ExprKind::Op(OpRef::Registered(op)) => *self.ops.entry(*op).or_default() += 1,
                     // A call of an ExternFunc is `call_packed` (SI-D-11).
-                    ExprKind::ExternFunc { .. } => *self.ops.entry("relax.call_packed".into()).or_default() += 1,
+                    ExprKind::ExternFunc { .. } => *self.ops.entry(Op::CallPacked).or_default() += 1,
                     _ => {}
                 }
                 self.expr(&c.op);
@@ -136,7 +136,7 @@ impl Stats {
 
     /// The registered operators never generated.
     pub fn missing_ops(&self) -> Vec<&'static str> {
-        REGISTRY.iter().map(|d| d.name).filter(|n| !self.ops.contains_key(*n)).collect()
+        Op::ALL.iter().filter(|op| !self.ops.contains_key(op)).map(|op| op.name()).collect()
     }
 
     /// The run-time rules never fired.
@@ -159,10 +159,10 @@ impl Stats {
         for (k, n) in &self.nodes {
             s.push_str(&format!("  {k:<14} {n:>8}  {:>5.1}%\n", pct(*n, total)));
         }
-        let ops_covered = REGISTRY.len() - self.missing_ops().len();
+        let ops_covered = Op::ALL.len() - self.missing_ops().len();
         s.push_str(&format!(
             "operators: {ops_covered} of {} generated; missing: {:?}\n",
-            REGISTRY.len(),
+            Op::ALL.len(),
             self.missing_ops()
         ));
         let calls: usize = self.ops.values().sum();

@@ -73,10 +73,10 @@ enum Command {
         #[arg(long)]
         trace: bool,
         /// The step budget.
-        #[arg(long, default_value_t = oracle::eval::interp::Limits::default().fuel)]
+        #[arg(long, default_value_t = oracle::eval::Limits::default().fuel)]
         fuel: u64,
         /// The largest call depth (at most 10000).
-        #[arg(long, default_value_t = oracle::eval::interp::Limits::default().max_depth)]
+        #[arg(long, default_value_t = oracle::eval::Limits::default().max_depth)]
         max_depth: usize,
     },
     /// Print the normalized form of a well-formed program.
@@ -217,7 +217,7 @@ fn eval(
         }
     }
     let call = format!("{entry}({})", texts.join(", "));
-    let limits = oracle::eval::interp::Limits { fuel, max_depth };
+    let limits = oracle::eval::Limits { fuel, max_depth };
     match oracle::eval::run::run_call_text(&name, &src, &call, limits, trace, out) {
         Err(e) => {
             eprint!("{e}");

@@ -10,8 +10,8 @@ mod builder;
 mod common;
 
 use builder::Builder;
-use oracle::eval::interp::Limits;
 use oracle::eval::run::{on_big_stack, outcome, same_outcome};
+use oracle::eval::Limits;
 use quickcheck::{Arbitrary, Gen};
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::text::{print_module, DEFAULT_WIDTH};

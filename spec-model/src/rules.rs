@@ -166,16 +166,23 @@ pub const RUNTIME_RULES: &[(&str, &str)] = &[
     ("SI-MC-5", "MatchCast against FuncStructInfo checks a closure (params defined) or a PackedFunc (derive_func defined)."),
 ];
 
-/// The summary of a rule, if the model knows it (operators' from the registry).
+/// The limits that bound a run (proofs-notes/evaluation.md, E-8): exceeding one is a
+/// typed error naming it, never a hang or a native stack overflow.
+pub const LIMITS: &[(&str, &str)] = &[
+    ("LIMIT-fuel", "Evaluation has a step budget (fuel): one unit per expression, binding and TIR statement or loop iteration; when it runs out the run stops with FuelExhausted."),
+    ("LIMIT-depth", "Closure calls nest at most max_depth deep (default 1,000, at most 10,000); a deeper call stops the run with StackExhausted."),
+];
+
+/// The summary of a rule or limit, if the model knows it (operators' from the registry).
 pub fn rule_summary(id: &str) -> Option<&'static str> {
     if let Some(op) = id.strip_prefix("OP-") {
         return crate::ops::lookup(op).map(|d| d.summary);
     }
-    RULES.iter().chain(RUNTIME_RULES).find(|(r, _)| *r == id).map(|(_, s)| *s)
+    RULES.iter().chain(RUNTIME_RULES).chain(LIMITS).find(|(r, _)| *r == id).map(|(_, s)| *s)
 }
 
 /// Does the static checker implement this rule (so an `invalid`/`warning` corpus
 /// expectation naming it can be checked)? Run-time rules are checked by `run:` lines.
 pub fn is_checked(id: &str) -> bool {
-    !RUNTIME_RULES.iter().any(|(r, _)| *r == id) && rule_summary(id).is_some()
+    !RUNTIME_RULES.iter().chain(LIMITS).any(|(r, _)| *r == id) && rule_summary(id).is_some()
 }

@@ -259,7 +259,7 @@ fn awkward_names_round_trip() {
     let add = |a: &Var, b: &Var| {
         Expr::new(
             ExprKind::Call(Box::new(Call {
-                op: Expr::new(ExprKind::Op("relax.add".into()), S),
+                op: Expr::new(ExprKind::Op(spec_model::ops::Op::Add.into()), S),
                 args: vec![Expr::var(a), Expr::var(b)],
                 sinfo_args: vec![],
                 attrs: Attrs::default(),

@@ -8,6 +8,7 @@ use spec_model::grammar::{
     Attrs, Call, DataType, Expr, ExprKind, FloatLit, Function, GlobalVar, If, NDArray, PrimBinOp, PrimExpr,
     PrimExprKind, PrimVar, Scalar, StructInfo, Var,
 };
+use spec_model::ops::Op;
 use spec_model::Span;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -58,7 +59,7 @@ impl<'a> Gen<'a, '_> {
             Ty::Shape(dims) => {
                 let of = sc.vars_where(|t| matches!(t.as_tensor(), Some((ds, _)) if Ty::Shape(ds.to_vec()).same(ty)));
                 match self.choose(&of) {
-                    Some((v, _)) if self.chance(1, 2) => self.call_op("relax.shape_of", vec![Expr::var(&v)], no()),
+                    Some((v, _)) if self.chance(1, 2) => self.call_op(Op::ShapeOf, vec![Expr::var(&v)], no()),
                     _ => shape_expr(dims),
                 }
             }
@@ -68,7 +69,7 @@ impl<'a> Gen<'a, '_> {
                 Expr::new(ExprKind::Tuple(es), S)
             }
             Ty::Object => match self.pick(2) {
-                0 => self.call_op("relax.null_value", Vec::new(), no()),
+                0 => self.call_op(Op::NullValue, Vec::new(), no()),
                 _ => Expr::new(ExprKind::StringImm(format!("s{}", self.pick(10))), S),
             },
             Ty::Func { params, ret } => self.closure(params, ret, sc).0,
@@ -94,16 +95,16 @@ impl<'a> Gen<'a, '_> {
             }
             2 => {
                 let fill = self.random_constant(dtype, &[]);
-                self.call_op("relax.full", vec![shape_expr(dims), fill], no())
+                self.call_op(Op::Full, vec![shape_expr(dims), fill], no())
             }
             3 | 4 if fuel > 0 => {
                 let a = self.expr_of(&ty, sc, fuel - 1);
                 let op = if dtype.is_bool() {
-                    "relax.logical_not"
+                    Op::LogicalNot
                 } else if dtype.is_float() {
-                    self.choose(&["relax.negative", "relax.tanh", "relax.sigmoid", "relax.abs"]).expect("nonempty")
+                    self.choose(&[Op::Negative, Op::Tanh, Op::Sigmoid, Op::Abs]).expect("nonempty")
                 } else {
-                    self.choose(&["relax.negative", "relax.abs", "relax.nn.relu"]).expect("nonempty")
+                    self.choose(&[Op::Negative, Op::Abs, Op::Relu]).expect("nonempty")
                 };
                 self.call_op(op, vec![a], no())
             }
@@ -111,14 +112,14 @@ impl<'a> Gen<'a, '_> {
                 let a = self.expr_of(&ty, sc, fuel - 1);
                 let b = self.expr_of(&ty, sc, fuel - 1);
                 let op = if dtype.is_bool() {
-                    self.choose(&["relax.logical_and", "relax.logical_or"]).expect("nonempty")
+                    self.choose(&[Op::LogicalAnd, Op::LogicalOr]).expect("nonempty")
                 } else {
-                    self.choose(&["relax.add", "relax.subtract", "relax.maximum", "relax.minimum"]).expect("nonempty")
+                    self.choose(&[Op::Add, Op::Subtract, Op::Maximum, Op::Minimum]).expect("nonempty")
                 };
                 self.call_op(op, vec![a, b], no())
             }
             _ => {
-                let op = if self.chance(1, 2) { "relax.zeros" } else { "relax.ones" };
+                let op = if self.chance(1, 2) { Op::Zeros } else { Op::Ones };
                 self.call_op(op, vec![shape_expr(dims)], dtype_attr("dtype", dtype))
             }
         }
@@ -175,8 +176,8 @@ impl<'a> Gen<'a, '_> {
         constant_expr(dtype, shape, &vec![s; n as usize])
     }
 
-    pub fn call_op(&self, name: &str, args: Vec<Expr>, attrs: Attrs) -> Expr {
-        call(Expr::new(ExprKind::Op(name.to_string()), S), args, Vec::new(), attrs)
+    pub fn call_op(&self, op: Op, args: Vec<Expr>, attrs: Attrs) -> Expr {
+        call(Expr::op(op), args, Vec::new(), attrs)
     }
 
     fn prim_literal(&mut self, dtype: DataType) -> Expr {
@@ -238,9 +239,9 @@ impl<'a> Gen<'a, '_> {
             },
             _ => match self.choose(&nums) {
                 Some((v, Ty::Tensor { dtype, .. })) => {
-                    let s = self.call_op("relax.sum", vec![Expr::var(&v)], no());
+                    let s = self.call_op(Op::Sum, vec![Expr::var(&v)], no());
                     let zero = self.constant(dtype, &[], 0);
-                    let op = self.choose(&["relax.greater", "relax.less_equal"]).expect("nonempty");
+                    let op = self.choose(&[Op::Greater, Op::LessEqual]).expect("nonempty");
                     self.call_op(op, vec![s, zero], no())
                 }
                 _ => self.constant(DataType::BOOL, &[], 1),

@@ -6,6 +6,7 @@ use spec_model::grammar::{
     AttrValue, Attrs, BaseFunc, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, GlobalVar, If,
     NDArray, PrimVar, SeqExpr, StructInfo, StructInfoKind, Var,
 };
+use spec_model::ops::Op;
 use spec_model::Span;
 use std::rc::Rc;
 
@@ -105,7 +106,7 @@ impl<'a> Gen<'a, '_> {
         sc.vars.push((c.clone(), counter_ty.clone()));
         let zero = self.constant(DataType::INT64, &[], 0);
         let cond_v = Var::new(self.name("cond"), None, S);
-        let cond = self.call_op("relax.greater", vec![Expr::var(&c), zero], Attrs::default());
+        let cond = self.call_op(Op::Greater, vec![Expr::var(&c), zero], Attrs::default());
         // The recursive branch: some bindings, then a value of x's type, then the call.
         let mut then_sc = sc.clone();
         then_sc.depth += 1;
@@ -130,7 +131,7 @@ impl<'a> Gen<'a, '_> {
             block(
                 BlockKind::Binding,
                 vec![
-                    bind(&c1, self.call_op("relax.subtract", vec![Expr::var(&c), one], Attrs::default())),
+                    bind(&c1, self.call_op(Op::Subtract, vec![Expr::var(&c), one], Attrs::default())),
                     bind(&y, step),
                     bind(&r, call),
                 ],

@@ -8,14 +8,16 @@ use super::{Gen, Scope};
 use spec_model::grammar::{
     AttrValue, Attrs, BaseFunc, DataType, Expr, ExprKind, GlobalVar, PrimBinOp, PrimExpr, PrimExprKind, Scalar,
 };
-use spec_model::ops::{dim_op, REGISTRY};
+use spec_model::ops::{dim_op, Op};
 use spec_model::Span;
 use std::rc::Rc;
 
 const S: Span = Span::SYNTHETIC;
 
 /// The operators that build values without tensor operands (allowed with `ops` off).
-const BASIC: &[&str] = &["relax.zeros", "relax.ones", "relax.full", "relax.shape_of", "relax.null_value"];
+fn basic(op: Op) -> bool {
+    matches!(op, Op::Zeros | Op::Ones | Op::Full | Op::ShapeOf | Op::NullValue)
+}
 
 fn attr(name: &str, v: AttrValue) -> Attrs {
     let mut a = Attrs::default();
@@ -49,18 +51,18 @@ impl<'a> Gen<'a, '_> {
     /// operator shows up), or `None` when the one chosen has no operands here.
     pub fn op_call(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
         let f = &self.cfg.features;
-        let names: Vec<&'static str> = REGISTRY
+        let ops: Vec<Op> = Op::ALL
             .iter()
-            .filter(|d| d.pure || sc.impure_ok)
-            .map(|d| d.name)
-            .filter(|n| match *n {
-                "relax.call_tir" => f.call_tir,
-                "relax.call_packed" | "relax.call_pure_packed" | "relax.call_dps_packed" => f.packed,
-                n => f.ops || BASIC.contains(&n),
+            .copied()
+            .filter(|op| op.def().pure || sc.impure_ok)
+            .filter(|op| match op {
+                Op::CallTir => f.call_tir,
+                Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => f.packed,
+                _ => f.ops || basic(*op),
             })
             .collect();
-        let name = self.choose(&names)?;
-        self.op_named(name, sc)
+        let op = self.choose(&ops)?;
+        self.op_call_of(op, sc)
     }
 
     /// A tensor operand from scope whose dtype satisfies `ok` and rank is at least
@@ -91,19 +93,35 @@ impl<'a> Gen<'a, '_> {
         Ty::elems(dims) <= self.cfg.max_tensor_elems
     }
 
-    fn op_named(&mut self, name: &'static str, sc: &Scope) -> Option<(Expr, Ty)> {
+    /// A call of `op` with operands from `sc` (or new ones) and the type its rule gives;
+    /// `None` when `op` has no operands here.
+    fn op_call_of(&mut self, op: Op, sc: &Scope) -> Option<(Expr, Ty)> {
         let num = |d: DataType| !d.is_bool();
         let float = |d: DataType| d.is_float();
         let boolean = |d: DataType| d.is_bool();
         let any = |_: DataType| true;
-        let op = |args: Vec<Expr>, attrs: Attrs| call(Expr::new(ExprKind::Op(name.into()), S), args, Vec::new(), attrs);
-        let short = name.strip_prefix("relax.").unwrap_or(name);
-        Some(match short {
-            "add" | "subtract" | "multiply" | "maximum" | "minimum" | "equal" | "not_equal" | "less" | "less_equal"
-            | "greater" | "greater_equal" | "divide" | "floor_divide" | "power" | "logical_and" | "logical_or" => {
-                let risky = matches!(short, "divide" | "floor_divide" | "power");
-                let (ok, default): (fn(DataType) -> bool, DataType) = match short {
-                    "logical_and" | "logical_or" => (boolean, DataType::BOOL),
+        let this = op;
+        let op = |args: Vec<Expr>, attrs: Attrs| call(Expr::op(this), args, Vec::new(), attrs);
+        Some(match this {
+            Op::Add
+            | Op::Subtract
+            | Op::Multiply
+            | Op::Maximum
+            | Op::Minimum
+            | Op::Equal
+            | Op::NotEqual
+            | Op::Less
+            | Op::LessEqual
+            | Op::Greater
+            | Op::GreaterEqual
+            | Op::Divide
+            | Op::FloorDivide
+            | Op::Power
+            | Op::LogicalAnd
+            | Op::LogicalOr => {
+                let risky = matches!(this, Op::Divide | Op::FloorDivide | Op::Power);
+                let (ok, default): (fn(DataType) -> bool, DataType) = match this {
+                    Op::LogicalAnd | Op::LogicalOr => (boolean, DataType::BOOL),
                     _ if risky && !self.chance(1, 8) => (float, DataType::FLOAT32),
                     _ => (num, DataType::FLOAT32),
                 };
@@ -120,35 +138,37 @@ impl<'a> Gen<'a, '_> {
                 } else {
                     (vec![b, a], broadcast(&bd, &ad))
                 };
-                let compare =
-                    matches!(short, "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal");
+                let compare = matches!(
+                    this,
+                    Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
+                );
                 (op(args, no()), Ty::tensor(out, if compare { DataType::BOOL } else { dt }))
             }
-            "logical_not" => {
+            Op::LogicalNot => {
                 let (a, ad, _) = self.operand(sc, boolean, DataType::BOOL, 0);
                 (op(vec![a], no()), Ty::tensor(ad, DataType::BOOL))
             }
-            "negative" | "abs" | "nn.relu" => {
+            Op::Negative | Op::Abs | Op::Relu => {
                 let (a, ad, dt) = self.operand(sc, num, DataType::INT32, 0);
                 (op(vec![a], no()), Ty::tensor(ad, dt))
             }
-            "exp" | "log" | "sqrt" | "tanh" | "sigmoid" => {
+            Op::Exp | Op::Log | Op::Sqrt | Op::Tanh | Op::Sigmoid => {
                 let (a, ad, dt) = self.operand(sc, float, DataType::FLOAT32, 0);
                 (op(vec![a], no()), Ty::tensor(ad, dt))
             }
-            "nn.softmax" => {
+            Op::Softmax => {
                 let (a, ad, dt) = self.operand(sc, float, DataType::FLOAT32, 1);
                 let r = ad.len() as i64;
                 let attrs = if self.chance(1, 2) { attr("axis", AttrValue::Int(self.range(-r, r - 1))) } else { no() };
                 (op(vec![a], attrs), Ty::tensor(ad, dt))
             }
-            "where" => {
+            Op::Where => {
                 let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 0);
                 let c = self.arg_of(&Ty::tensor(xd.clone(), DataType::BOOL), sc);
                 let y = self.arg_of(&Ty::tensor(xd.clone(), dt), sc);
                 (op(vec![c, x, y], no()), Ty::tensor(xd, dt))
             }
-            "astype" => {
+            Op::Astype => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::INT32, 0);
                 // Floats convert only to floats: NaN or a huge value has no integer.
                 let to = if dt.is_float() {
@@ -158,7 +178,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x], dtype_attr("dtype", to)), Ty::tensor(xd, to))
             }
-            "matmul" => {
+            Op::Matmul => {
                 let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 1);
                 let k = xd[xd.len() - 1].clone();
                 let yd = if self.chance(1, 3) { vec![k] } else { vec![k, self.new_dim(sc)] };
@@ -173,7 +193,7 @@ impl<'a> Gen<'a, '_> {
                 let attrs = if self.chance(1, 4) { dtype_attr("out_dtype", dt) } else { no() };
                 (op(vec![x, y], attrs), Ty::tensor(out, dt))
             }
-            "sum" | "mean" | "max" | "min" => {
+            Op::Sum | Op::Mean | Op::Max | Op::Min => {
                 let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 0);
                 let r = xd.len();
                 let axes: Option<Vec<usize>> = match self.pick(3) {
@@ -204,7 +224,7 @@ impl<'a> Gen<'a, '_> {
                     .collect();
                 (op(vec![x], attrs), Ty::tensor(out, dt))
             }
-            "reshape" => {
+            Op::Reshape => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
                 let count = xd
                     .iter()
@@ -225,7 +245,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x, Expr::new(ExprKind::ShapeExpr(shape), S)], no()), Ty::tensor(out, dt))
             }
-            "permute_dims" => {
+            Op::PermuteDims => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
                 let mut perm: Vec<usize> = (0..xd.len()).rev().collect();
                 let attrs = if self.chance(1, 2) {
@@ -239,7 +259,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x], attrs), Ty::tensor(perm.iter().map(|&i| xd[i].clone()).collect(), dt))
             }
-            "broadcast_to" => {
+            Op::BroadcastTo => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
                 let mut target: Vec<Dim> =
                     xd.iter().map(|d| if d.as_lit() == Some(1) { self.new_dim(sc) } else { d.clone() }).collect();
@@ -251,7 +271,7 @@ impl<'a> Gen<'a, '_> {
                 }
                 (op(vec![x, shape_expr(&target)], no()), Ty::tensor(target, dt))
             }
-            "concat" => {
+            Op::Concat => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
                 let axis = self.pick(xd.len());
                 let mut parts = vec![x];
@@ -271,7 +291,7 @@ impl<'a> Gen<'a, '_> {
                     if axis == 0 && self.chance(1, 2) { no() } else { attr("axis", AttrValue::Int(axis as i64)) };
                 (op(vec![tuple], attrs), Ty::tensor(out, dt))
             }
-            "split" => {
+            Op::Split => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
                 let axis = self.pick(xd.len());
                 let (spec, sizes): (AttrValue, Vec<i64>) = match xd[axis].as_lit() {
@@ -308,7 +328,7 @@ impl<'a> Gen<'a, '_> {
                 attrs.insert("axis", AttrValue::Int(axis as i64));
                 (op(vec![x], attrs), Ty::Tuple(fields))
             }
-            "strided_slice" => {
+            Op::StridedSlice => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
                 let lits: Vec<usize> = (0..xd.len()).filter(|&i| xd[i].as_lit().is_some()).collect();
                 let axis = self.choose(&lits)?;
@@ -326,7 +346,7 @@ impl<'a> Gen<'a, '_> {
                 out[axis] = Dim::lit((e - b + s - 1) / s);
                 (op(vec![x], attrs), Ty::tensor(out, dt))
             }
-            "take" => {
+            Op::Take => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
                 let axis = if self.chance(1, 4) { None } else { Some(self.pick(xd.len())) };
                 // Indices stay within the dimension's guaranteed lower bound (1), or its
@@ -356,7 +376,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x, idx], attrs), Ty::tensor(out, dt))
             }
-            "zeros" | "ones" => {
+            Op::Zeros | Op::Ones => {
                 let dtype = self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?;
                 let shapes = sc.vars_where(|t| matches!(t, Ty::Shape(ds) if self.fits(ds)));
                 let (shape, dims) = match self.choose(&shapes) {
@@ -369,7 +389,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![shape], dtype_attr("dtype", dtype)), Ty::tensor(dims, dtype))
             }
-            "full" => {
+            Op::Full => {
                 let rank = self.pick(4);
                 let dims = self.new_dims(sc, rank);
                 let fill_dt = self.choose(&NUMERIC)?;
@@ -382,7 +402,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![shape_expr(&dims), fill], attrs), Ty::tensor(dims, dt))
             }
-            "arange" => {
+            Op::Arange => {
                 let start = self.range(-3, 3);
                 let step = self.choose(&[1i64, 2, -1])?;
                 let span = self.range(1, 6);
@@ -404,12 +424,12 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![prim(start), prim(end), prim(step)], attrs), Ty::tensor(vec![Dim::lit(len)], dt))
             }
-            "shape_of" => {
+            Op::ShapeOf => {
                 let (x, xd, _) = self.operand(sc, any, DataType::FLOAT32, 0);
                 (op(vec![x], no()), Ty::Shape(xd))
             }
-            "null_value" => (op(Vec::new(), no()), Ty::Object),
-            "print" => {
+            Op::NullValue => (op(Vec::new(), no()), Ty::Object),
+            Op::Print => {
                 let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
                 let n = 1 + self.pick(2);
                 let args: Vec<Expr> = (0..n).filter_map(|_| self.choose(&vals).map(|(v, _)| Expr::var(&v))).collect();
@@ -420,20 +440,19 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(args, attrs), Ty::Tuple(Vec::new()))
             }
-            "assert_op" => {
+            Op::AssertOp => {
                 let cond = if self.chance(1, 6) { self.cond(sc) } else { self.constant(DataType::BOOL, &[], 1) };
                 let attrs = if self.chance(1, 2) { attr("format", AttrValue::Str("checked".into())) } else { no() };
                 (op(vec![cond], attrs), Ty::Tuple(Vec::new()))
             }
-            "cast" => {
+            Op::Cast => {
                 let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
                 let (v, t) = self.choose(&vals)?;
-                let e = call(Expr::new(ExprKind::Op(name.into()), S), vec![Expr::var(&v)], vec![t.to_sinfo()], no());
+                let e = call(Expr::op(Op::Cast), vec![Expr::var(&v)], vec![t.to_sinfo()], no());
                 (e, t)
             }
-            "call_tir" => return self.call_tir(sc),
-            "call_packed" | "call_pure_packed" | "call_dps_packed" => return self.packed(short, sc),
-            _ => return None,
+            Op::CallTir => return self.call_tir(sc),
+            Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => return self.packed(this, sc),
         })
     }
 
@@ -462,19 +481,17 @@ impl<'a> Gen<'a, '_> {
         let ty = Ty::tensor(out, out_dt);
         let callee = Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)), S);
         let tuple = Expr::new(ExprKind::Tuple(args), S);
-        let e =
-            call(Expr::new(ExprKind::Op("relax.call_tir".into()), S), vec![callee, tuple], vec![ty.to_sinfo()], no());
+        let e = call(Expr::op(Op::CallTir), vec![callee, tuple], vec![ty.to_sinfo()], no());
         Some((e, ty))
     }
 
     /// Calls of the oracle's packed functions (README: the packed registry).
-    fn packed(&mut self, which: &str, sc: &Scope) -> Option<(Expr, Ty)> {
+    fn packed(&mut self, which: Op, sc: &Scope) -> Option<(Expr, Ty)> {
         let extern_ = |s: &str| Expr::new(ExprKind::ExternFunc { global_symbol: s.into() }, S);
         let (x, xd, dt) = self.operand(sc, |d| !d.is_bool(), DataType::FLOAT32, 0);
         let ty = Ty::tensor(xd, dt);
-        let op = |n: &str| Expr::new(ExprKind::Op(n.into()), S);
         Some(match which {
-            "call_packed" => match self.pick(3) {
+            Op::CallPacked => match self.pick(3) {
                 // Mutates its argument in place: every alias sees it.
                 0 => (call(extern_("oracle.add_one_inplace"), vec![x], vec![ty.to_sinfo()], no()), ty),
                 1 => (
@@ -483,15 +500,15 @@ impl<'a> Gen<'a, '_> {
                 ),
                 _ => (call(extern_("oracle.identity"), vec![x], vec![ty.to_sinfo()], no()), ty),
             },
-            "call_pure_packed" => {
+            Op::CallPurePacked => {
                 let f = if self.chance(1, 2) { "oracle.copy" } else { "oracle.identity" };
-                (call(op("relax.call_pure_packed"), vec![extern_(f), x], vec![ty.to_sinfo()], no()), ty)
+                (call(Expr::op(Op::CallPurePacked), vec![extern_(f), x], vec![ty.to_sinfo()], no()), ty)
             }
             _ => {
                 let args = Expr::new(ExprKind::Tuple(vec![x]), S);
                 (
                     call(
-                        op("relax.call_dps_packed"),
+                        Expr::op(Op::CallDpsPacked),
                         vec![extern_("oracle.copy_into"), args],
                         vec![ty.to_sinfo()],
                         no(),

@@ -479,8 +479,8 @@ pub fn gen_prim_func(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oracle::eval::interp::{Interp, Limits};
     use oracle::eval::run::{eval_text, prepare};
+    use oracle::eval::{Limits, Machine};
     use spec_model::grammar::{BaseFunc, GlobalVar, IRModule};
     use spec_model::text::check_round_trip;
     use std::rc::Rc;
@@ -564,7 +564,7 @@ mod tests {
         // thread: the programs are shallow, and a big-stack thread per kernel is slow).
         let m = prepare("gen", &src)?;
         for call in &calls {
-            if let Err(e) = eval_text(&mut Interp::new(&m, Limits::default()), call)? {
+            if let Err(e) = eval_text(&mut Machine::new(&m, Limits::default()), call)? {
                 return Err(format!("{call}: {e}\n{src}"));
             }
         }

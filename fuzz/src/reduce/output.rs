@@ -5,9 +5,9 @@
 use super::predicate::{guarded, is_literal, Predicate};
 use oracle::check::check_module;
 use oracle::corpus::Metadata;
-use oracle::eval::interp::Limits;
 use oracle::eval::literal::print_value;
 use oracle::eval::run::outcome;
+use oracle::eval::Limits;
 use spec_model::normal_form::check_normal_form;
 use spec_model::rules::is_checked;
 use spec_model::text::parse_module;

@@ -4,9 +4,9 @@
 //! a crash of the reducer.
 
 use oracle::check::check_module;
-use oracle::eval::interp::Limits;
 use oracle::eval::literal::print_value;
 use oracle::eval::run::{on_big_stack, outcome, same_outcome};
+use oracle::eval::Limits;
 use oracle::eval::{ErrorKind, Value};
 use spec_model::grammar::IRModule;
 use spec_model::text::parse_module;

@@ -234,6 +234,10 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
                     }
                 }
                 Expectation::RunError { call, kind } => match ErrorKind::from_name(kind) {
+                    Some(ErrorKind::Crash) => Status::Fail(
+                        "`expect: error Crash`: a checked program never crashes; Crash is a bug, never an expectation"
+                            .into(),
+                    ),
                     Some(k) => {
                         let (status, trace) = check_run(&file_name, &src, call, Err(k), tol);
                         report.fired.extend(trace);

@@ -1,7 +1,6 @@
-//! Operators with evaluation rules of their own (the spec's Notable Operators:
-//! `call_tir`, `call_dps_packed`, `call_packed`, `call_pure_packed`, `shape_of`, and
-//! `null_value`, `print`, `assert_op`, `cast`), the dispatch to the tensor kernels, and
-//! the registry of built-in packed functions (SEM-8).
+//! The Notable Operators' evaluation rules (`call_tir`, `call_dps_packed`,
+//! `call_packed`, `call_pure_packed`, `shape_of`, and `null_value`, `print`,
+//! `assert_op`, `cast`) and the registry of built-in packed functions (SEM-8).
 //!
 //! Built-in packed functions (documented in the README):
 //!
@@ -16,13 +15,18 @@
 //! and every TIR PrimFunc of the module with a `global_symbol` attribute, under that
 //! symbol (SEM-8), called in destination-passing style on its tensor arguments.
 
-use super::interp::{Interp, Scope};
-use super::kernels::eval_tensor_op;
+use super::kernels::elementwise::{arith, Arith};
+use super::kernels::Cx;
 use super::literal::print_value;
+use super::machine::{Machine, Scope};
 use super::match_cast::{eval_dim, match_cast};
 use super::tir::run_prim_func;
 use super::value::{ErrorKind, EvalResult, PrimScalar, RuntimeError, TensorRef, Value};
-use spec_model::grammar::{AttrValue, Call, DataType, ExprKind, NDArray, Scalar, StructInfo, StructInfoKind};
+use crate::bail;
+use spec_model::grammar::{
+    AttrValue, Call, DataType, ExprKind, NDArray, Scalar, StructInfo, StructInfoKind, TensorData,
+};
+use spec_model::ops::Op;
 use spec_model::prim_eval::PrimValue;
 use spec_model::Span;
 use std::rc::Rc;
@@ -40,28 +44,26 @@ pub fn prim_scalar(v: PrimValue, dtype: DataType) -> PrimScalar {
     }
 }
 
-fn op_error(op: &str, msg: impl Into<String>, span: Span) -> RuntimeError {
-    RuntimeError::new(ErrorKind::OpError, format!("OP-{op}"), msg, span)
+fn op_error(op: Op, msg: impl Into<String>, span: Span) -> RuntimeError {
+    RuntimeError::new(ErrorKind::OpError, op.def().rule, msg, span)
 }
 
 /// SEM-8: the packed function named `symbol`, or `UnknownExternFunc`.
-pub fn extern_func(it: &Interp, symbol: &str, span: Span) -> EvalResult<Value> {
-    let known = PACKED.contains(&symbol) || prim_func_by_symbol(it, symbol).is_some();
-    if known {
-        Ok(Value::PackedFunc(symbol.into()))
-    } else {
-        Err(RuntimeError::new(ErrorKind::UnknownExternFunc, "SEM-8", format!("no packed function `{symbol}`"), span))
+pub fn extern_func(mach: &Machine, symbol: &str, span: Span) -> EvalResult<Value> {
+    if !PACKED.contains(&symbol) && prim_func_by_symbol(mach, symbol).is_none() {
+        bail!(ErrorKind::UnknownExternFunc, "SEM-8", span, "no packed function `{symbol}`");
     }
+    Ok(Value::PackedFunc(symbol.into()))
 }
 
-fn prim_func_by_symbol(it: &Interp, symbol: &str) -> Option<(String, Rc<spec_model::grammar::PrimFunc>)> {
-    it.module.prim_funcs().find_map(|(gv, f)| match f.attrs.get("global_symbol") {
+fn prim_func_by_symbol(mach: &Machine, symbol: &str) -> Option<(String, Rc<spec_model::grammar::PrimFunc>)> {
+    mach.module.prim_funcs().find_map(|(gv, f)| match f.attrs.get("global_symbol") {
         Some(AttrValue::Str(s)) if s == symbol => Some((gv.name.clone(), f.clone())),
         _ => None,
     })
 }
 
-fn tensor_arg(v: &Value, op: &str, what: &str, span: Span) -> EvalResult<TensorRef> {
+fn tensor_arg(v: &Value, op: Op, what: &str, span: Span) -> EvalResult<TensorRef> {
     match v {
         Value::Tensor(t) => Ok(t.clone()),
         other => Err(op_error(op, format!("{what} must be a tensor, got {}", other.kind()), span)),
@@ -69,8 +71,8 @@ fn tensor_arg(v: &Value, op: &str, what: &str, span: Span) -> EvalResult<TensorR
 }
 
 /// SEM-9.2.2: calls the packed function `name` on `args`.
-pub fn call_packed(it: &mut Interp, name: &str, args: &[Value], span: Span) -> EvalResult<Value> {
-    let op = "call_packed";
+pub fn call_packed(mach: &mut Machine, name: &str, args: &[Value], span: Span) -> EvalResult<Value> {
+    let op = Op::CallPacked;
     let arity = |n: usize| {
         if args.len() == n {
             Ok(())
@@ -109,24 +111,19 @@ pub fn call_packed(it: &mut Interp, name: &str, args: &[Value], span: Span) -> E
         }
         "oracle.print" => {
             let line = args.iter().map(print_value).collect::<Vec<_>>().join(" ");
-            it.printed.push(line);
+            mach.printed.push(line);
             Ok(Value::Tuple(Rc::new(Vec::new())))
         }
-        _ => match prim_func_by_symbol(it, name) {
+        _ => match prim_func_by_symbol(mach, name) {
             Some((gname, f)) => {
                 let mut tensors = Vec::new();
                 for a in args {
                     tensors.push(tensor_arg(a, op, "each argument of a PrimFunc", span)?);
                 }
-                run_prim_func(&f, &gname, &tensors, &[], span, &mut it.fuel)?;
+                run_prim_func(&f, &gname, &tensors, &[], span, &mut mach.fuel)?;
                 Ok(Value::Tuple(Rc::new(Vec::new())))
             }
-            None => Err(RuntimeError::new(
-                ErrorKind::UnknownExternFunc,
-                "SEM-8",
-                format!("no packed function `{name}`"),
-                span,
-            )),
+            None => bail!(ErrorKind::UnknownExternFunc, "SEM-8", span, "no packed function `{name}`"),
         },
     }
 }
@@ -141,8 +138,9 @@ fn add_one_inplace(t: &TensorRef, span: Span) -> EvalResult<()> {
     } else {
         Scalar::Int(1)
     };
-    let one = NDArray::from_scalars(dtype, Vec::new(), &[one]).map_err(|m| op_error("call_packed", m, span))?;
-    let sum = eval_tensor_op("relax.add", &[Value::Tensor(t.clone()), Value::tensor(one)], &Default::default(), span)?;
+    let one = NDArray::from_scalars(dtype, Vec::new(), &[one]).map_err(|e| op_error(Op::CallPacked, e, span))?;
+    let attrs = Default::default();
+    let sum = arith(&Cx::new(Op::Add, &attrs, span), &[Value::Tensor(t.clone()), Value::tensor(one)], Arith::Add)?;
     if let Value::Tensor(s) = sum {
         let s = s.borrow().clone();
         *t.borrow_mut() = s;
@@ -152,7 +150,7 @@ fn add_one_inplace(t: &TensorRef, span: Span) -> EvalResult<()> {
 
 /// Allocates the outputs of a destination-passing call from its `out_sinfo`: tensors
 /// (zero-filled) whose shapes are evaluated in the current shape context.
-fn alloc_outputs(op: &str, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Value, Vec<TensorRef>)> {
+fn alloc_outputs(op: Op, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Value, Vec<TensorRef>)> {
     let Some(out) = call.sinfo_args.first() else {
         return Err(op_error(op, "no output StructInfo", span));
     };
@@ -164,15 +162,11 @@ fn alloc_outputs(op: &str, call: &Call, sc: &Scope, span: Span) -> EvalResult<(V
             ExprKind::ShapeExpr(ds) => {
                 let mut v = Vec::new();
                 for d in ds {
-                    let x = eval_dim(d, &sc.shapes, &format!("OP-{op}"), span)?;
-                    v.push(u64::try_from(x).map_err(|_| {
-                        RuntimeError::new(
-                            ErrorKind::NegativeDimension,
-                            format!("OP-{op}"),
-                            format!("output dimension {x}"),
-                            span,
-                        )
-                    })?);
+                    let x = eval_dim(d, &sc.shapes, op.def().rule, span)?;
+                    match u64::try_from(x) {
+                        Ok(x) => v.push(x),
+                        Err(_) => bail!(ErrorKind::NegativeDimension, op.def().rule, span, "output dimension {x}"),
+                    }
                 }
                 v
             }
@@ -197,7 +191,7 @@ fn alloc_outputs(op: &str, call: &Call, sc: &Scope, span: Span) -> EvalResult<(V
 }
 
 /// Refuses allocations over 2^26 elements (a typed error, not an abort).
-fn zeros(dtype: DataType, shape: Vec<u64>, op: &str, span: Span) -> EvalResult<NDArray> {
+fn zeros(dtype: DataType, shape: Vec<u64>, op: Op, span: Span) -> EvalResult<NDArray> {
     let n = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).filter(|n| *n <= 1 << 26);
     let Some(n) = n else {
         return Err(op_error(op, format!("refusing to allocate a tensor of shape {shape:?}"), span));
@@ -209,10 +203,10 @@ fn zeros(dtype: DataType, shape: Vec<u64>, op: &str, span: Span) -> EvalResult<N
     } else {
         Scalar::Int(0)
     };
-    NDArray::from_scalars(dtype, shape, &vec![zero; n as usize]).map_err(|m| op_error(op, m, span))
+    NDArray::from_scalars(dtype, shape, &vec![zero; n as usize]).map_err(|e| op_error(op, e, span))
 }
 
-fn tuple_of_tensors(v: &Value, op: &str, span: Span) -> EvalResult<Vec<TensorRef>> {
+fn tuple_of_tensors(v: &Value, op: Op, span: Span) -> EvalResult<Vec<TensorRef>> {
     match v {
         Value::Tuple(vs) => vs.iter().map(|x| tensor_arg(x, op, "each argument", span)).collect(),
         Value::Tensor(t) => Ok(vec![t.clone()]),
@@ -224,95 +218,105 @@ fn unit() -> Value {
     Value::Tuple(Rc::new(Vec::new()))
 }
 
-/// SEM-9.1: an operator on evaluated arguments.
-pub fn call_op(it: &mut Interp, name: &str, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
-    let short = name.strip_prefix("relax.").unwrap_or(name);
-    it.fire(&format!("OP-{short}"));
-    match short {
-        // OP-call_tir: allocate the outputs, call the PrimFunc on inputs and outputs.
-        "call_tir" => {
-            let Some(Value::PrimFunc(fname, f)) = args.first() else {
-                return Err(op_error(short, "the callee must be a TIR PrimFunc", span));
-            };
-            let inputs = tuple_of_tensors(args.get(1).unwrap_or(&unit()), short, span)?;
-            let scalars: Vec<i64> = match args.get(2) {
-                Some(Value::Shape(s)) => s.to_vec(),
-                Some(other) => {
-                    return Err(op_error(short, format!("`tir_vars` must be a shape, got {}", other.kind()), span))
-                }
-                None => Vec::new(),
-            };
-            let (result, outputs) = alloc_outputs(short, call, sc, span)?;
-            let all: Vec<TensorRef> = inputs.into_iter().chain(outputs).collect();
-            run_prim_func(f, fname, &all, &scalars, span, &mut it.fuel)?;
-            Ok(result)
-        }
-        // OP-call_dps_packed: likewise with a packed function (which may also mutate its inputs).
-        "call_dps_packed" => {
-            let Some(Value::PackedFunc(fname)) = args.first() else {
-                return Err(op_error(short, "the callee must be a packed function", span));
-            };
-            let inputs = tuple_of_tensors(args.get(1).unwrap_or(&unit()), short, span)?;
-            let (result, outputs) = alloc_outputs(short, call, sc, span)?;
-            let all: Vec<Value> = inputs.into_iter().chain(outputs).map(Value::Tensor).collect();
-            let fname = fname.clone();
-            call_packed(it, &fname, &all, span)?;
-            Ok(result)
-        }
-        "call_packed" | "call_pure_packed" => {
-            let fname: Rc<str> = match args.first() {
-                Some(Value::PackedFunc(n)) | Some(Value::Str(n)) => n.clone(),
-                _ => return Err(op_error(short, "the callee must be a packed function", span)),
-            };
-            call_packed(it, &fname, &args[1..], span)
-        }
-        // OP-shape_of: a new shape value.
-        "shape_of" => {
-            let t = tensor_arg(args.first().unwrap_or(&Value::Null), short, "the argument", span)?;
-            let dims = t.borrow().shape.iter().map(|d| *d as i64).collect();
-            Ok(Value::Shape(Rc::new(dims)))
-        }
-        "null_value" => Ok(Value::Null),
-        // OP-print: the arguments (with `format`, substituted for `{}`), one line.
-        "print" => {
-            let texts: Vec<String> = args.iter().map(print_value).collect();
-            let line = match call.attrs.get("format") {
-                Some(AttrValue::Str(f)) if !f.is_empty() => substitute(f, &texts),
-                _ => texts.join(" "),
-            };
-            it.printed.push(line);
-            Ok(unit())
-        }
-        // OP-assert_op: an error when the condition is false.
-        "assert_op" => {
-            let holds = match args.first() {
-                Some(Value::Tensor(t)) => matches!(t.borrow().data.get(0), Scalar::Bool(true)),
-                Some(Value::Prim(PrimScalar::Bool(b))) => *b,
-                _ => false,
-            };
-            if holds {
-                Ok(unit())
-            } else {
-                let texts: Vec<String> = args.iter().skip(1).map(print_value).collect();
-                let msg = match call.attrs.get("format") {
-                    Some(AttrValue::Str(f)) if !f.is_empty() => substitute(f, &texts),
-                    _ => "assertion failed".to_string(),
-                };
-                Err(op_error(short, msg, span))
+/// OP-call_tir: allocates the outputs, calls the PrimFunc on inputs and outputs.
+pub fn call_tir(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    let op = Op::CallTir;
+    let Some(Value::PrimFunc(fname, f)) = args.first() else {
+        return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
+    };
+    let inputs = tuple_of_tensors(args.get(1).unwrap_or(&unit()), op, span)?;
+    let scalars: Vec<i64> = match args.get(2) {
+        Some(Value::Shape(s)) => s.to_vec(),
+        Some(other) => return Err(op_error(op, format!("`tir_vars` must be a shape, got {}", other.kind()), span)),
+        None => Vec::new(),
+    };
+    let (result, outputs) = alloc_outputs(op, call, sc, span)?;
+    let all: Vec<TensorRef> = inputs.into_iter().chain(outputs).collect();
+    run_prim_func(f, fname, &all, &scalars, span, &mut mach.fuel)?;
+    Ok(result)
+}
+
+/// OP-call_dps_packed: as `call_tir`, with a packed function (which may also mutate its inputs).
+pub fn call_dps_packed(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    let op = Op::CallDpsPacked;
+    let Some(Value::PackedFunc(fname)) = args.first() else {
+        return Err(op_error(op, "the callee must be a packed function", span));
+    };
+    let inputs = tuple_of_tensors(args.get(1).unwrap_or(&unit()), op, span)?;
+    let (result, outputs) = alloc_outputs(op, call, sc, span)?;
+    let all: Vec<Value> = inputs.into_iter().chain(outputs).map(Value::Tensor).collect();
+    let fname = fname.clone();
+    call_packed(mach, &fname, &all, span)?;
+    Ok(result)
+}
+
+/// OP-call_packed and OP-call_pure_packed: the packed function (first argument) on the rest.
+pub fn call_packed_op(mach: &mut Machine, op: Op, args: &[Value], span: Span) -> EvalResult<Value> {
+    let fname: Rc<str> = match args.first() {
+        Some(Value::PackedFunc(n)) | Some(Value::Str(n)) => n.clone(),
+        _ => return Err(op_error(op, "the callee must be a packed function", span)),
+    };
+    call_packed(mach, &fname, &args[1..], span)
+}
+
+/// OP-shape_of: a new shape value.
+pub fn shape_of(args: &[Value], span: Span) -> EvalResult<Value> {
+    let t = tensor_arg(args.first().unwrap_or(&Value::Null), Op::ShapeOf, "the argument", span)?;
+    let dims = t.borrow().shape.iter().map(|d| *d as i64).collect();
+    Ok(Value::Shape(Rc::new(dims)))
+}
+
+/// OP-print: the arguments (with `format`, substituted for `{}`), one line.
+pub fn print(mach: &mut Machine, args: &[Value], call: &Call) -> EvalResult<Value> {
+    let texts: Vec<String> = args.iter().map(print_value).collect();
+    let line = match call.attrs.get("format") {
+        Some(AttrValue::Str(f)) if !f.is_empty() => substitute(f, &texts),
+        _ => texts.join(" "),
+    };
+    mach.printed.push(line);
+    Ok(unit())
+}
+
+/// OP-assert_op: an error when the condition is false. A condition the static rule
+/// could not see is a boolean scalar (unknown rank or dtype) is checked here.
+pub fn assert_op(args: &[Value], call: &Call, span: Span) -> EvalResult<Value> {
+    let holds = match args.first() {
+        Some(Value::Tensor(t)) => match (&t.borrow().data, t.borrow().shape.as_slice()) {
+            (TensorData::Bool(b), []) if b.len() == 1 => b[0],
+            (_, shape) => {
+                let what = format!("a {} tensor of shape {shape:?}", t.borrow().dtype);
+                return Err(op_error(
+                    Op::AssertOp,
+                    format!("the condition must be a boolean scalar, got {what}"),
+                    span,
+                ));
             }
+        },
+        Some(Value::Prim(PrimScalar::Bool(b))) => *b,
+        Some(other) => {
+            let what = other.kind();
+            return Err(op_error(Op::AssertOp, format!("the condition must be a boolean scalar, got {what}"), span));
         }
-        // OP-cast: a run-time MatchCast that binds nothing.
-        "cast" => {
-            let (Some(v), Some(target)) = (args.first(), call.sinfo_args.first()) else {
-                return Err(op_error(short, "needs a value and a target StructInfo", span));
-            };
-            let mut shapes = sc.shapes.clone();
-            let mut trace = |r: &str| it.fire(r);
-            match_cast(v, target, &sc.env, &mut shapes, span, &mut trace)?;
-            Ok(v.clone())
-        }
-        _ => eval_tensor_op(name, args, &call.attrs, span),
+        None => return Err(op_error(Op::AssertOp, "takes a condition", span)),
+    };
+    if holds {
+        return Ok(unit());
     }
+    let texts: Vec<String> = args.iter().skip(1).map(print_value).collect();
+    let msg = match call.attrs.get("format") {
+        Some(AttrValue::Str(f)) if !f.is_empty() => substitute(f, &texts),
+        _ => "assertion failed".to_string(),
+    };
+    Err(op_error(Op::AssertOp, msg, span))
+}
+
+/// OP-cast: a run-time MatchCast that binds nothing.
+pub fn cast(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    let (Some(v), Some(target)) = (args.first(), call.sinfo_args.first()) else {
+        return Err(op_error(Op::Cast, "needs a value and a target StructInfo", span));
+    };
+    match_cast(mach, v, target, &sc.env, &sc.shapes, span)?;
+    Ok(v.clone())
 }
 
 /// `format` with each `{}` replaced by the next argument.

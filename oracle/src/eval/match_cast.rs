@@ -3,6 +3,7 @@
 //! boundary checks ("Checking Structural Information at the Start and End of a
 //! Function") are `MatchCast`s too (see `interp.rs`).
 
+use super::machine::Machine;
 use super::value::{Env, ErrorKind, EvalResult, PrimScalar, RuntimeError, ShapeEnv, Value};
 use spec_model::grammar::{Expr, ExprKind, PrimExpr, PrimExprKind, StructInfo, StructInfoKind};
 use spec_model::prim_eval::{eval_prim, PrimEvalError, PrimValue};
@@ -40,23 +41,23 @@ pub fn eval_dim(e: &PrimExpr, shapes: &ShapeEnv, rule: &str, span: Span) -> Eval
 }
 
 /// Matches dimension `e` against the concrete `actual`: a lone unbound shape variable
-/// binds (`bind_rule`), anything else is evaluated and compared (`cmp_rule`).
+/// binds (`rules.0`), anything else is evaluated and compared (`rules.1`).
 fn match_dim(
+    mach: &mut Machine,
     e: &PrimExpr,
     actual: i64,
     shapes: &mut ShapeEnv,
     rules: (&str, &str),
     span: Span,
-    trace: &mut dyn FnMut(&str),
 ) -> EvalResult<()> {
     if let PrimExprKind::Var(v) = &*e.kind {
         if !shapes.contains_key(v) {
-            trace(rules.0);
+            mach.fire(rules.0);
             shapes.insert(v.clone(), actual);
             return Ok(());
         }
     }
-    trace(rules.1);
+    mach.fire(rules.1);
     let want = eval_dim(e, shapes, rules.1, span)?;
     if want == actual {
         return Ok(());
@@ -79,24 +80,40 @@ fn mismatch(rule: &str, sinfo: &StructInfo, what: String, span: Span) -> Runtime
     )
 }
 
-/// `MatchCast(value, struct_info)` (SI-MC-1..5): checks `value`, binding shape
-/// variables in `shapes`; `env` gives the values of Relax variables used as shapes.
+/// `MatchCast(value, struct_info)` (SI-MC-1..5): checks `value` in the shape context
+/// `shapes` and returns that context extended with the shape variables the match
+/// binds; `env` gives the values of Relax variables used as shapes.
 pub fn match_cast(
+    mach: &mut Machine,
+    value: &Value,
+    sinfo: &StructInfo,
+    env: &Env,
+    shapes: &ShapeEnv,
+    span: Span,
+) -> EvalResult<ShapeEnv> {
+    let mut extended = shapes.clone();
+    match_into(mach, value, sinfo, env, &mut extended, span)?;
+    Ok(extended)
+}
+
+/// [`match_cast`] binding into `shapes`, left to right (a later dimension may use a
+/// variable an earlier one bound).
+fn match_into(
+    mach: &mut Machine,
     value: &Value,
     sinfo: &StructInfo,
     env: &Env,
     shapes: &mut ShapeEnv,
     span: Span,
-    trace: &mut dyn FnMut(&str),
 ) -> EvalResult<()> {
     match &*sinfo.kind {
         // SI-MC-1: every value is an object.
         StructInfoKind::Object => {
-            trace("SI-MC-1");
+            mach.fire("SI-MC-1");
             Ok(())
         }
         StructInfoKind::Tensor { shape, dtype, ndim } => {
-            trace("SI-MC-2");
+            mach.fire("SI-MC-2");
             let Value::Tensor(t) = value else {
                 return Err(mismatch("SI-MC-2", sinfo, format!("{} is not a tensor", value.kind()), span));
             };
@@ -114,7 +131,7 @@ pub fn match_cast(
                 None => Ok(()),
                 // SI-MC-2.1: the shape held by a variable.
                 Some(ExprKind::Var(v)) => {
-                    trace("SI-MC-2.1");
+                    mach.fire("SI-MC-2.1");
                     match env.get(v) {
                         Some(Value::Shape(s)) if **s == actual_shape => Ok(()),
                         Some(Value::Shape(s)) => Err(RuntimeError::new(
@@ -128,7 +145,7 @@ pub fn match_cast(
                 }
                 // SI-MC-2.2: dimension by dimension.
                 Some(ExprKind::ShapeExpr(dims)) => {
-                    trace("SI-MC-2.2");
+                    mach.fire("SI-MC-2.2");
                     if dims.len() != actual_shape.len() {
                         return Err(mismatch(
                             "SI-MC-2.2",
@@ -138,7 +155,7 @@ pub fn match_cast(
                         ));
                     }
                     for (d, a) in dims.iter().zip(&actual_shape) {
-                        match_dim(d, *a, shapes, ("SI-MC-2.2.1", "SI-MC-2.2.2"), span, trace)?;
+                        match_dim(mach, d, *a, shapes, ("SI-MC-2.2.1", "SI-MC-2.2.2"), span)?;
                     }
                     Ok(())
                 }
@@ -146,7 +163,7 @@ pub fn match_cast(
             }
         }
         StructInfoKind::Shape { values, ndim } => {
-            trace("SI-MC-3");
+            mach.fire("SI-MC-3");
             let Value::Shape(s) = value else {
                 return Err(mismatch("SI-MC-3", sinfo, format!("{} is not a shape", value.kind()), span));
             };
@@ -158,14 +175,14 @@ pub fn match_cast(
                     return Err(mismatch("SI-MC-3", sinfo, format!("a shape of {} dimensions", s.len()), span));
                 }
                 for (d, a) in vals.iter().zip(s.iter()) {
-                    match_dim(d, *a, shapes, ("SI-MC-3.1", "SI-MC-3.2"), span, trace)?;
+                    match_dim(mach, d, *a, shapes, ("SI-MC-3.1", "SI-MC-3.2"), span)?;
                 }
             }
             Ok(())
         }
         // The later draft's PrimStructInfo (dtype only): read as SI-MC-3 for one scalar.
         StructInfoKind::Prim { dtype } => {
-            trace("SI-MC-3");
+            mach.fire("SI-MC-3");
             let Value::Prim(p) = value else {
                 return Err(mismatch("SI-MC-3", sinfo, format!("{} is not a prim value", value.kind()), span));
             };
@@ -179,7 +196,7 @@ pub fn match_cast(
             Ok(())
         }
         StructInfoKind::Tuple { fields } => {
-            trace("SI-MC-4");
+            mach.fire("SI-MC-4");
             let Value::Tuple(vs) = value else {
                 return Err(mismatch("SI-MC-4", sinfo, format!("{} is not a tuple", value.kind()), span));
             };
@@ -187,12 +204,12 @@ pub fn match_cast(
                 return Err(mismatch("SI-MC-4", sinfo, format!("a tuple of {} fields", vs.len()), span));
             }
             for (v, f) in vs.iter().zip(fields) {
-                match_cast(v, f, env, shapes, span, trace)?;
+                match_into(mach, v, f, env, shapes, span)?;
             }
             Ok(())
         }
         StructInfoKind::Func { params, derive_func, .. } => {
-            trace("SI-MC-5");
+            mach.fire("SI-MC-5");
             let ok = match value {
                 Value::Closure(_) => derive_func.is_none(),
                 Value::PackedFunc(_) => params.is_none(),
@@ -217,8 +234,15 @@ fn match_tensor_shape_expr(shape: Option<&Expr>, sinfo: &StructInfo, span: Span)
 /// The first pass of a function's entry (E-3): binds every shape variable that stands
 /// alone in a dimension of `sinfo` from `value`, checking nothing; the checks follow
 /// in a second pass, so a signature binds its shape variables at once (the static
-/// reading of WF-5, interpretations.md), e.g. `x: ("n + 1", "n")`.
-pub fn bind_lone_shape_vars(value: &Value, sinfo: &StructInfo, shapes: &mut ShapeEnv) {
+/// reading of WF-5, interpretations.md), e.g. `x: ("n + 1", "n")`. Returns `shapes`
+/// extended with those variables.
+pub fn bind_lone_shape_vars(value: &Value, sinfo: &StructInfo, shapes: &ShapeEnv) -> ShapeEnv {
+    let mut extended = shapes.clone();
+    bind_lone_into(value, sinfo, &mut extended);
+    extended
+}
+
+fn bind_lone_into(value: &Value, sinfo: &StructInfo, shapes: &mut ShapeEnv) {
     let bind = |dims: &[PrimExpr], actual: &[i64], shapes: &mut ShapeEnv| {
         if dims.len() == actual.len() {
             for (d, a) in dims.iter().zip(actual) {
@@ -240,7 +264,7 @@ pub fn bind_lone_shape_vars(value: &Value, sinfo: &StructInfo, shapes: &mut Shap
         (StructInfoKind::Shape { values: Some(dims), .. }, Value::Shape(s)) => bind(dims, s, shapes),
         (StructInfoKind::Tuple { fields }, Value::Tuple(vs)) => {
             for (f, v) in fields.iter().zip(vs.iter()) {
-                bind_lone_shape_vars(v, f, shapes);
+                bind_lone_into(v, f, shapes);
             }
         }
         _ => {}

@@ -7,10 +7,13 @@ pub mod builtins;
 pub mod interp;
 pub mod kernels;
 pub mod literal;
+pub mod machine;
 pub mod match_cast;
 pub mod npy;
+pub mod ops;
 pub mod run;
 pub mod tir;
 pub mod value;
 
+pub use machine::{Limits, Machine, Scope};
 pub use value::{ErrorKind, EvalResult, PrimScalar, RuntimeError, Value};

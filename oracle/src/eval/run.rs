@@ -2,8 +2,8 @@
 //! diagnostics), then evaluation of a call on the normalized module, on a thread with
 //! a large stack so that the call-depth limit, not the native stack, bounds recursion.
 
-use super::interp::{Interp, Limits, Scope};
 use super::literal::{print_value, values_equal};
+use super::machine::{Limits, Machine, Scope};
 use super::value::{ErrorKind, RuntimeError, Value};
 use crate::check::{check_module, render_with_rule};
 use spec_model::grammar::IRModule;
@@ -42,9 +42,9 @@ pub fn prepare(name: &str, src: &str) -> Result<IRModule, String> {
 
 /// Evaluates the `.rx` expression `src` (e.g. `main(R.const([1, 2], "int32"))`) in the
 /// module's global scope.
-pub fn eval_text(it: &mut Interp, src: &str) -> Result<Result<Value, RuntimeError>, String> {
-    let e = parse_expr_in_module(it.module, src).map_err(|e| format!("`{src}`: {}", e.0.message))?;
-    Ok(it.eval(&e, &Scope::default()))
+pub fn eval_text(mach: &mut Machine, src: &str) -> Result<Result<Value, RuntimeError>, String> {
+    let e = parse_expr_in_module(mach.module, src).map_err(|e| format!("`{src}`: {}", e.0.message))?;
+    Ok(mach.eval(&e, &Scope::default()))
 }
 
 /// What a run printed and returned, as text (crosses threads).
@@ -92,16 +92,16 @@ pub fn run_call_text(
 ) -> Result<RunText, String> {
     on_big_stack(|| {
         let m = prepare(name, src)?;
-        let mut it = Interp::new(&m, limits_capped(limits));
+        let mut mach = Machine::new(&m, limits_capped(limits));
         if trace {
-            it.trace = Some(Vec::new());
+            mach.trace = Some(Vec::new());
         }
-        let r = eval_text(&mut it, call)?;
+        let r = eval_text(&mut mach, call)?;
         if let (Some(dir), Ok(v)) = (out, &r) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             write_tensors(v, dir, "result")?;
         }
-        Ok(RunText { result: r.map(|v| print_value(&v)), printed: it.printed, trace: it.trace.unwrap_or_default() })
+        Ok(RunText { result: r.map(|v| print_value(&v)), printed: mach.printed, trace: mach.trace.unwrap_or_default() })
     })?
 }
 
@@ -118,16 +118,16 @@ pub fn check_run(
             Ok(m) => m,
             Err(e) => return (Err(format!("the program is refused:\n{e}")), Vec::new()),
         };
-        let mut it = Interp::new(&m, Limits::default());
-        it.trace = Some(Vec::new());
-        let got = match eval_text(&mut it, call) {
+        let mut mach = Machine::new(&m, Limits::default());
+        mach.trace = Some(Vec::new());
+        let got = match eval_text(&mut mach, call) {
             Ok(r) => r,
             Err(e) => return (Err(format!("run: {e}")), Vec::new()),
         };
         let verdict = match (got, expect) {
             (Ok(v), Ok(want)) => {
-                let mut it2 = Interp::new(&m, Limits::default());
-                match eval_text(&mut it2, want) {
+                let mut mach2 = Machine::new(&m, Limits::default());
+                match eval_text(&mut mach2, want) {
                     Ok(Ok(w)) if values_equal(&v, &w, tol) => Ok(()),
                     Ok(Ok(w)) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
                     Ok(Err(e)) => Err(format!("the expected value does not evaluate: {e}")),
@@ -138,7 +138,7 @@ pub fn check_run(
             (Err(e), Err(kind)) if e.kind == kind => Ok(()),
             (Err(e), _) => Err(format!("unexpected {e}")),
         };
-        (verdict, it.trace.unwrap_or_default())
+        (verdict, mach.trace.unwrap_or_default())
     })
     .unwrap_or_else(|e| (Err(e), Vec::new()))
 }
@@ -146,13 +146,15 @@ pub fn check_run(
 /// The outcome of `call` on `m`: its value or its error kind (what the differential
 /// tester compares).
 pub fn outcome(m: &IRModule, call: &str, limits: Limits) -> Result<Result<Value, ErrorKind>, String> {
-    let mut it = Interp::new(m, limits);
-    Ok(eval_text(&mut it, call)?.map_err(|e| e.kind))
+    let mut mach = Machine::new(m, limits);
+    Ok(eval_text(&mut mach, call)?.map_err(|e| e.kind))
 }
 
 /// Do two outcomes agree: equal values (floats within `tol`) or the same error kind?
+/// A `Crash` is a bug, never agreement.
 pub fn same_outcome(a: &Result<Value, ErrorKind>, b: &Result<Value, ErrorKind>, tol: f64) -> Result<(), String> {
     match (a, b) {
+        (Err(ErrorKind::Crash), _) | (_, Err(ErrorKind::Crash)) => Err("a run crashed (a bug)".into()),
         (Ok(x), Ok(y)) if values_equal(x, y, tol) => Ok(()),
         (Err(x), Err(y)) if x == y => Ok(()),
         _ => {

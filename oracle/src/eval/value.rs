@@ -100,10 +100,15 @@ pub enum ErrorKind {
     UnknownExternFunc,
     FuelExhausted,
     StackExhausted,
+    /// Cannot happen in a checked program (an unbound variable, a projection of a
+    /// non-tuple, an `Op` used as a value, ...): raised, it shows a bug in the checker
+    /// or the evaluator, and the differential tester never counts two of them as
+    /// agreement (as `Crash` in the WebAssembly reference interpreter).
+    Crash,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::MatchCastMismatch,
         ErrorKind::ShapeVarMismatch,
         ErrorKind::TupleIndexOutOfRange,
@@ -115,6 +120,7 @@ impl ErrorKind {
         ErrorKind::UnknownExternFunc,
         ErrorKind::FuelExhausted,
         ErrorKind::StackExhausted,
+        ErrorKind::Crash,
     ];
 
     pub fn name(self) -> &'static str {
@@ -130,6 +136,7 @@ impl ErrorKind {
             ErrorKind::UnknownExternFunc => "UnknownExternFunc",
             ErrorKind::FuelExhausted => "FuelExhausted",
             ErrorKind::StackExhausted => "StackExhausted",
+            ErrorKind::Crash => "Crash",
         }
     }
 
@@ -166,3 +173,27 @@ impl fmt::Display for RuntimeError {
 }
 
 pub type EvalResult<T> = Result<T, RuntimeError>;
+
+/// Returns a run-time error of kind `$kind` raised by rule `$rule` at `$span`, the
+/// message formatted from the rest: `bail!(ErrorKind::OpError, "SEM-7.1", span, "...")`.
+#[macro_export]
+macro_rules! bail {
+    ($kind:expr, $rule:expr, $span:expr, $($msg:tt)+) => {
+        return Err($crate::eval::value::RuntimeError::new($kind, $rule, format!($($msg)+), $span))
+    };
+}
+
+/// Returns a [`ErrorKind::Crash`]: what the checked program's rule `$rule` guarantees
+/// did not hold (`crash!("WF-3", span, "...")`).
+#[macro_export]
+macro_rules! crash {
+    ($rule:expr, $span:expr, $($msg:tt)+) => {
+        $crate::bail!(
+            $crate::eval::value::ErrorKind::Crash,
+            $rule,
+            $span,
+            "{} (cannot happen in a checked program: a bug in the checker or the evaluator)",
+            format!($($msg)+)
+        )
+    };
+}

@@ -1,6 +1,7 @@
 //! Relax expressions, bindings and binding blocks (Grammar).
 
 use super::{fresh_id, DataType, FloatLit, GlobalVar, NDArray, PrimExpr, StructInfo};
+use crate::ops::{Op, OpRef};
 use crate::span::Span;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,7 +36,7 @@ pub enum ExprKind {
         index: i64,
     },
     /// `Op(op_name)`, e.g. `relax.add` (written `R.add`).
-    Op(String),
+    Op(OpRef),
     PrimValue(PrimExpr),
     StringImm(String),
     DataTypeImm(DataType),
@@ -44,6 +45,10 @@ pub enum ExprKind {
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
+    }
+    /// The callee `Op(op)` of an operator call.
+    pub fn op(op: Op) -> Expr {
+        Expr::new(ExprKind::Op(OpRef::Registered(op)), Span::SYNTHETIC)
     }
     pub fn var(v: &Var) -> Expr {
         Expr::new(ExprKind::Var(v.clone()), Span::SYNTHETIC)

@@ -99,7 +99,7 @@ pub mod schemas {
 
 /// Checks a call's attributes against the operator's schema.
 pub(super) fn check_attrs(op: &OpDef, attrs: &Attrs, span: Span) -> Result<(), OpError> {
-    let rule = op.rule();
+    let rule = op.rule;
     for (name, value) in &attrs.0 {
         let Some(spec) = op.attrs.iter().find(|s| s.name == name) else {
             let known: Vec<&str> = op.attrs.iter().map(|s| s.name).collect();

@@ -98,12 +98,12 @@ impl<'a> Infer<'a> {
 
     /// An error of this operator's rule at the call.
     pub fn error(&self, message: impl Into<String>) -> OpError {
-        Box::new(Diagnostic::error(self.op.rule(), format!("{}: {}", self.op.name, message.into()), self.span))
+        Box::new(Diagnostic::error(self.op.rule, format!("{}: {}", self.op.name, message.into()), self.span))
     }
 
     /// A warning of this operator's rule at the call.
     pub fn warn(&mut self, message: impl Into<String>) {
-        let d = Diagnostic::warning(self.op.rule(), format!("{}: {}", self.op.name, message.into()), self.span);
+        let d = Diagnostic::warning(self.op.rule, format!("{}: {}", self.op.name, message.into()), self.span);
         self.warnings.push(d);
     }
 

@@ -20,6 +20,7 @@ use crate::grammar::{
     BaseFunc, Binding, Call, DeriveFunc, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar, SeqExpr, StructInfo,
     StructInfoKind, Var,
 };
+use crate::ops::{Op, OpRef};
 use crate::span::Span;
 use crate::text::print_struct_info;
 use crate::types::purity::{call_purity, declared_purity, is_force_pure, resolve_purity};
@@ -378,14 +379,14 @@ impl Deriver<'_> {
     fn call(&mut self, e: &Expr, c: &Call, scope: &Scope, fcx: &mut FnCx) -> StructInfo {
         let span = e.span;
         // SI-D-11.1: an operator's FInferStructInfo.
-        if let ExprKind::Op(name) = &c.op.kind {
+        if let ExprKind::Op(op) = &c.op.kind {
             let args: Vec<StructInfo> = c.args.iter().map(|a| self.expr(a, scope, fcx)).collect();
             self.note_purity(c, None, span, fcx);
-            let Some(def) = crate::ops::lookup(name) else {
-                self.warn("SI-D-11.1", format!("`{name}` is not a registered operator; its result is Object"), span);
+            let OpRef::Registered(op) = op else {
+                self.warn("SI-D-11.1", format!("`{op}` is not a registered operator; its result is Object"), span);
                 return StructInfo::object();
             };
-            return self.run_infer(def, e, c, &args, scope);
+            return self.run_infer(op.def(), e, c, &args, scope);
         }
         let sf = self.expr(&c.op, scope, fcx);
         let args: Vec<StructInfo> = c.args.iter().map(|a| self.expr(a, scope, fcx)).collect();
@@ -403,10 +404,7 @@ impl Deriver<'_> {
             // SI-D-11.2.2: the derive_func macro decides.
             return match (derive_func, &c.op.kind) {
                 // A call of an ExternFunc is `call_packed` (its attributes are checked there).
-                (_, ExprKind::ExternFunc { .. }) => match crate::ops::lookup("relax.call_packed") {
-                    Some(def) => self.run_infer(def, e, c, &args, scope),
-                    None => default_derive(c),
-                },
+                (_, ExprKind::ExternFunc { .. }) => self.run_infer(Op::CallPacked.def(), e, c, &args, scope),
                 (Some(DeriveFunc::Default), _) => default_derive(c),
                 (Some(DeriveFunc::Empty), _) => StructInfo::object(),
                 (Some(DeriveFunc::Named(n)), _) => {

@@ -8,7 +8,6 @@
 mod elab;
 pub mod error;
 pub mod lexer;
-pub mod op_syntax;
 mod print;
 pub mod py_ast;
 pub mod py_parser;

@@ -8,6 +8,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{AttrValue, Call, ExprKind, Function};
+use crate::ops::OpRef;
 use crate::span::Span;
 
 /// Whether `call` is pure; `callee_pure` is the purity of the callee's function type
@@ -16,11 +17,11 @@ use crate::span::Span;
 /// attribute; a callee whose function type is pure.
 pub fn call_purity(call: &Call, callee_pure: Option<bool>) -> Result<(), String> {
     match &call.op.kind {
-        ExprKind::Op(name) => match crate::ops::lookup(name) {
-            Some(def) if def.pure => Ok(()),
-            Some(def) => Err(format!("`{}` is an impure operator", def.name)),
-            None => Err(format!("`{name}` is not a registered operator, so it is not known to be pure")),
-        },
+        ExprKind::Op(OpRef::Registered(op)) if op.def().pure => Ok(()),
+        ExprKind::Op(OpRef::Registered(op)) => Err(format!("`{op}` is an impure operator")),
+        ExprKind::Op(OpRef::Unregistered(name)) => {
+            Err(format!("`{name}` is not a registered operator, so it is not known to be pure"))
+        }
         ExprKind::ExternFunc { global_symbol } => match call.attrs.get("pure") {
             Some(AttrValue::Bool(true)) => Ok(()),
             _ => Err(format!("the packed function `{global_symbol}` is called without the `pure=True` attribute")),

@@ -12,7 +12,7 @@ pub const S: Span = Span::SYNTHETIC;
 pub fn op_call(op: &str, args: Vec<Expr>) -> Expr {
     Expr::new(
         ExprKind::Call(Box::new(Call {
-            op: Expr::new(ExprKind::Op(format!("relax.{op}")), S),
+            op: Expr::new(ExprKind::Op(spec_model::ops::OpRef::from_name(op)), S),
             args,
             sinfo_args: Vec::new(),
             attrs: Attrs::default(),

@@ -138,11 +138,9 @@ mod tests {
         if let Some(d) = dtype {
             attrs.insert("dtype", AttrValue::Str(d.into()));
         }
-        super::super::eval_tensor_op(
-            "relax.arange",
+        arange(
+            &Cx::new(spec_model::ops::Op::Arange, &attrs, Span::SYNTHETIC),
             &[Value::Prim(a), Value::Prim(b), Value::Prim(c)],
-            &attrs,
-            Span::SYNTHETIC,
         )
     }
 

@@ -2,145 +2,43 @@
 //! declared dtype, with NumPy broadcasting.
 //!
 //! Every operator reads already-evaluated arguments and returns a new value; errors
-//! carry the operator's rule (`OP-add`). The choices the spec leaves open (integer
+//! carry the operator's rule (`OP-add`). `ops.rs` dispatches each [`Op`] to its kernel. The choices the spec leaves open (integer
 //! division and overflow, reduction order, float-to-int casts, float16) are recorded in
 //! `proofs-notes/operator-semantics.md`.
 
 mod broadcast;
-mod create;
+pub(crate) mod create;
 mod elem;
-mod elementwise;
-mod linalg;
-mod manipulate;
-mod reduce;
+pub(crate) mod elementwise;
+pub(crate) mod linalg;
+pub(crate) mod manipulate;
+pub(crate) mod reduce;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, TensorData};
+use spec_model::ops::Op;
 use spec_model::Span;
 use std::cell::Ref;
-
-use elementwise::{Arith, Compare, Unary};
-use reduce::Reduce;
 
 /// The largest tensor an operator creates (2^26 elements); a larger one is an `OpError`.
 pub const MAX_ELEMENTS: usize = 1 << 26;
 
-/// The names this module implements (the lead's tests check every registered tensor operator is here).
-pub const TENSOR_OPS: &[&str] = &[
-    "relax.add",
-    "relax.subtract",
-    "relax.multiply",
-    "relax.divide",
-    "relax.floor_divide",
-    "relax.power",
-    "relax.maximum",
-    "relax.minimum",
-    "relax.equal",
-    "relax.not_equal",
-    "relax.less",
-    "relax.less_equal",
-    "relax.greater",
-    "relax.greater_equal",
-    "relax.logical_and",
-    "relax.logical_or",
-    "relax.logical_not",
-    "relax.negative",
-    "relax.abs",
-    "relax.exp",
-    "relax.log",
-    "relax.sqrt",
-    "relax.tanh",
-    "relax.sigmoid",
-    "relax.nn.relu",
-    "relax.nn.softmax",
-    "relax.where",
-    "relax.astype",
-    "relax.matmul",
-    "relax.sum",
-    "relax.mean",
-    "relax.max",
-    "relax.min",
-    "relax.reshape",
-    "relax.permute_dims",
-    "relax.broadcast_to",
-    "relax.concat",
-    "relax.split",
-    "relax.strided_slice",
-    "relax.take",
-    "relax.zeros",
-    "relax.ones",
-    "relax.full",
-    "relax.arange",
-];
-
-/// Evaluates a tensor operator on already-evaluated arguments. `name` is the full
-/// registry name (`relax.add`, `relax.nn.relu`, ...). Errors carry rule `OP-<name without "relax.">`
-/// (e.g. `OP-add`, `OP-nn.softmax`) and `span`.
-pub fn eval_tensor_op(name: &str, args: &[Value], attrs: &Attrs, span: Span) -> EvalResult<Value> {
-    let short = name.strip_prefix("relax.").unwrap_or(name);
-    let cx = Cx { name, rule: format!("OP-{short}"), attrs, span };
-    match short {
-        "add" => elementwise::arith(&cx, args, Arith::Add),
-        "subtract" => elementwise::arith(&cx, args, Arith::Subtract),
-        "multiply" => elementwise::arith(&cx, args, Arith::Multiply),
-        "divide" => elementwise::arith(&cx, args, Arith::Divide),
-        "floor_divide" => elementwise::arith(&cx, args, Arith::FloorDivide),
-        "power" => elementwise::arith(&cx, args, Arith::Power),
-        "maximum" => elementwise::arith(&cx, args, Arith::Maximum),
-        "minimum" => elementwise::arith(&cx, args, Arith::Minimum),
-        "equal" => elementwise::compare(&cx, args, Compare::Equal),
-        "not_equal" => elementwise::compare(&cx, args, Compare::NotEqual),
-        "less" => elementwise::compare(&cx, args, Compare::Less),
-        "less_equal" => elementwise::compare(&cx, args, Compare::LessEqual),
-        "greater" => elementwise::compare(&cx, args, Compare::Greater),
-        "greater_equal" => elementwise::compare(&cx, args, Compare::GreaterEqual),
-        "logical_and" => elementwise::logical(&cx, args, true),
-        "logical_or" => elementwise::logical(&cx, args, false),
-        "logical_not" => elementwise::logical_not(&cx, args),
-        "negative" => elementwise::unary(&cx, args, Unary::Negative),
-        "abs" => elementwise::unary(&cx, args, Unary::Abs),
-        "nn.relu" => elementwise::unary(&cx, args, Unary::Relu),
-        "exp" => elementwise::unary(&cx, args, Unary::Exp),
-        "log" => elementwise::unary(&cx, args, Unary::Log),
-        "sqrt" => elementwise::unary(&cx, args, Unary::Sqrt),
-        "tanh" => elementwise::unary(&cx, args, Unary::Tanh),
-        "sigmoid" => elementwise::unary(&cx, args, Unary::Sigmoid),
-        "nn.softmax" => elementwise::softmax(&cx, args),
-        "where" => elementwise::where_(&cx, args),
-        "astype" => elementwise::astype(&cx, args),
-        "matmul" => linalg::matmul(&cx, args),
-        "sum" => reduce::reduce(&cx, args, Reduce::Sum),
-        "mean" => reduce::reduce(&cx, args, Reduce::Mean),
-        "max" => reduce::reduce(&cx, args, Reduce::Max),
-        "min" => reduce::reduce(&cx, args, Reduce::Min),
-        "reshape" => manipulate::reshape(&cx, args),
-        "permute_dims" => manipulate::permute_dims(&cx, args),
-        "broadcast_to" => manipulate::broadcast_to(&cx, args),
-        "concat" => manipulate::concat(&cx, args),
-        "split" => manipulate::split(&cx, args),
-        "strided_slice" => manipulate::strided_slice(&cx, args),
-        "take" => manipulate::take(&cx, args),
-        "zeros" => create::zeros_ones(&cx, args, false),
-        "ones" => create::zeros_ones(&cx, args, true),
-        "full" => create::full(&cx, args),
-        "arange" => create::arange(&cx, args),
-        _ => Err(cx.error("not a tensor operator of the reference interpreter")),
-    }
-}
-
-/// One operator call: its name, rule, attributes and span, with the helpers every
-/// kernel uses to read arguments and raise errors.
-pub(crate) struct Cx<'a> {
-    pub name: &'a str,
-    pub rule: String,
+/// One operator call: the operator, its attributes and span, with the helpers every
+/// kernel uses to read arguments and raise errors (of the operator's rule, `OP-add`).
+pub struct Cx<'a> {
+    pub op: Op,
     pub attrs: &'a Attrs,
     pub span: Span,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    pub fn new(op: Op, attrs: &'a Attrs, span: Span) -> Cx<'a> {
+        Cx { op, attrs, span }
+    }
+
     /// An error of kind `kind` of this operator's rule.
     pub fn fail(&self, kind: ErrorKind, message: impl Into<String>) -> RuntimeError {
-        RuntimeError::new(kind, self.rule.clone(), format!("{}: {}", self.name, message.into()), self.span)
+        RuntimeError::new(kind, self.op.def().rule, format!("{}: {}", self.op, message.into()), self.span)
     }
 
     /// An `OpError` of this operator's rule.
@@ -288,33 +186,4 @@ impl Cx<'_> {
 /// A new tensor value.
 pub(crate) fn tensor_value(dtype: DataType, shape: Vec<u64>, data: TensorData) -> Value {
     Value::tensor(NDArray { dtype, shape, data })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_registered_tensor_operator_is_implemented() {
-        const NOT_TENSOR_OPS: &[&str] = &[
-            "relax.call_tir",
-            "relax.call_dps_packed",
-            "relax.call_packed",
-            "relax.call_pure_packed",
-            "relax.shape_of",
-            "relax.null_value",
-            "relax.print",
-            "relax.assert_op",
-            "relax.cast",
-        ];
-        for op in spec_model::ops::REGISTRY {
-            assert_eq!(TENSOR_OPS.contains(&op.name), !NOT_TENSOR_OPS.contains(&op.name), "{}", op.name);
-        }
-        assert_eq!(TENSOR_OPS.len(), 44);
-        for name in TENSOR_OPS {
-            let r = eval_tensor_op(name, &[], &Attrs::default(), Span::SYNTHETIC);
-            let e = r.err().unwrap_or_else(|| panic!("{name} with no arguments"));
-            assert_eq!(e.rule, spec_model::ops::op_rule(name));
-        }
-    }
 }

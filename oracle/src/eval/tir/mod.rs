@@ -26,6 +26,7 @@ mod expr;
 #[cfg(test)]
 mod tests;
 
+use crate::bail;
 use crate::eval::value::{ErrorKind, EvalResult, RuntimeError, TensorRef};
 use expr::{cast, fit, round_to, store_elem, supported, zeros, Fault, Val};
 use spec_model::grammar::tir::{Block, Buffer, IterKind, PrimFunc, Stmt, StmtKind, TirExprKind, TirParam};
@@ -47,7 +48,7 @@ const MAX_LOCAL_ELEMENTS: u64 = 1 << 26;
 /// occurrence binds, later occurrences must agree); a rank/dtype/shape mismatch is an
 /// `OpError` with rule `OP-call_tir`. Executes the body, mutating the output tensors.
 /// `fuel` is decremented once per executed statement (and loop iteration); at 0 it returns
-/// `FuelExhausted` (rule `OP-call_tir`). Out-of-bounds buffer access -> `OpError`.
+/// `FuelExhausted` (limit `LIMIT-fuel`). Out-of-bounds buffer access -> `OpError`.
 pub fn run_prim_func(
     f: &PrimFunc,
     name: &str,
@@ -99,12 +100,13 @@ impl Machine<'_> {
     fn charge(&mut self, n: u64) -> EvalResult<()> {
         if *self.fuel < n {
             *self.fuel = 0;
-            return Err(RuntimeError::new(
+            bail!(
                 ErrorKind::FuelExhausted,
-                RULE,
-                format!("out of fuel while running PrimFunc `{}`", self.name),
+                "LIMIT-fuel",
                 self.span,
-            ));
+                "out of fuel while running PrimFunc `{}`",
+                self.name
+            );
         }
         *self.fuel -= n;
         Ok(())

@@ -296,8 +296,8 @@ def spin(A: T.Buffer((1,), "int64")):
     );
     let a = ints(DataType::INT64, &[1], &[0]);
     let mut fuel = 1000;
-    let e = err(run_prim_func(&f, "spin", std::slice::from_ref(&a), &[], Span::SYNTHETIC, &mut fuel));
-    assert_eq!(e.kind, ErrorKind::FuelExhausted);
+    let e = run_prim_func(&f, "spin", std::slice::from_ref(&a), &[], Span::SYNTHETIC, &mut fuel).expect_err("no fuel");
+    assert_eq!((e.kind, e.rule.as_str()), (ErrorKind::FuelExhausted, "LIMIT-fuel"));
     assert_eq!(fuel, 0);
     // 1 (loop) + 499 iterations of 2 units; the 500th iteration finds the fuel gone.
     assert_eq!(int_values(&a), vec![498]);

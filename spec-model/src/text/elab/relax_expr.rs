@@ -7,9 +7,9 @@ use super::prim::{parse_string_dim, prim_expr, NameMode};
 use super::sinfo::{struct_info, SINFO_NAMES};
 use super::{Ctx, Entity};
 use crate::grammar::{Attrs, Call, DataType, Expr, ExprKind, StructInfo};
+use crate::ops::{Op, OpParam, OpRef};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::op_syntax::{op_signature, OpParam};
 use crate::text::py_ast::{BinOp, CmpOp, Keyword, PyExpr, PyExprKind, UnaryOp};
 use std::rc::Rc;
 
@@ -35,12 +35,15 @@ fn is_prim_like(ctx: &Ctx, e: &PyExpr) -> bool {
     }
 }
 
+/// `R.<name>`: the operator `relax.<name>`, registered or not.
 fn op(name: &str, span: Span) -> Expr {
-    Expr::new(ExprKind::Op(format!("relax.{name}")), span)
+    Expr::new(ExprKind::Op(OpRef::from_name(&format!("relax.{name}"))), span)
 }
 
-fn op_call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
-    let call = Call { op: op(name, span), args, sinfo_args: Vec::new(), attrs: Attrs::default() };
+/// A call of `op` written with a Python operator (`x + y`).
+fn op_call(op: Op, args: Vec<Expr>, span: Span) -> Expr {
+    let callee = Expr::new(ExprKind::Op(op.into()), span);
+    let call = Call { op: callee, args, sinfo_args: Vec::new(), attrs: Attrs::default() };
     Expr::new(ExprKind::Call(Box::new(call)), span)
 }
 
@@ -86,8 +89,8 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
         _ if is_prim_like(ctx, e) => ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
         PyExprKind::Unary { op, operand } => {
             let name = match op {
-                UnaryOp::Neg => "negative",
-                UnaryOp::Not => "logical_not",
+                UnaryOp::Neg => Op::Negative,
+                UnaryOp::Not => Op::LogicalNot,
                 UnaryOp::Pos => return expr(ctx, operand),
                 UnaryOp::Invert => return Err(ParseError::syntax("`~` is not a Relax operator", span)),
             };
@@ -96,13 +99,13 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
         }
         PyExprKind::Binary { op, left, right } => {
             let name = match op {
-                BinOp::Add => "add",
-                BinOp::Sub => "subtract",
-                BinOp::Mul => "multiply",
-                BinOp::Div => "divide",
-                BinOp::FloorDiv => "floor_divide",
-                BinOp::Pow => "power",
-                BinOp::MatMul => "matmul",
+                BinOp::Add => Op::Add,
+                BinOp::Sub => Op::Subtract,
+                BinOp::Mul => Op::Multiply,
+                BinOp::Div => Op::Divide,
+                BinOp::FloorDiv => Op::FloorDivide,
+                BinOp::Pow => Op::Power,
+                BinOp::MatMul => Op::Matmul,
                 _ => return Err(ParseError::syntax("this operator has no Relax meaning; call an `R.` operator", span)),
             };
             let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
@@ -110,12 +113,12 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
         }
         PyExprKind::Compare { op, left, right } => {
             let name = match op {
-                CmpOp::Eq => "equal",
-                CmpOp::NotEq => "not_equal",
-                CmpOp::Lt => "less",
-                CmpOp::LtE => "less_equal",
-                CmpOp::Gt => "greater",
-                CmpOp::GtE => "greater_equal",
+                CmpOp::Eq => Op::Equal,
+                CmpOp::NotEq => Op::NotEqual,
+                CmpOp::Lt => Op::Less,
+                CmpOp::LtE => Op::LessEqual,
+                CmpOp::Gt => Op::Greater,
+                CmpOp::GtE => Op::GreaterEqual,
             };
             let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
             return Ok(op_call(name, vec![a, b], span));
@@ -214,9 +217,10 @@ fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[K
         }
         Some(["R"]) => Err(ParseError::syntax("`R` is the Relax namespace, not a function", func.span)),
         Some(["R", rest @ ..]) => {
-            let name = format!("relax.{}", rest.join("."));
-            let callee = op(&rest.join("."), func.span);
-            call_with_signature(ctx, callee, &name, op_signature(&name), span, args, keywords)
+            let op = OpRef::from_name(&format!("relax.{}", rest.join(".")));
+            let (name, sig) = (op.script_name(), op.registered().and_then(|o| o.def().signature));
+            let callee = Expr::new(ExprKind::Op(op), func.span);
+            call_with_signature(ctx, callee, &name, sig, span, args, keywords)
         }
         Some(["T", ..]) if is_prim_like(ctx, e) => {
             Ok(Expr::new(ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?), span))
@@ -295,19 +299,18 @@ fn out_sinfo(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> {
     }
 }
 
-/// A call whose arguments follow `sig` (see [`crate::text::op_syntax`]); with no
-/// signature, positional arguments are expressions and keywords are attributes.
+/// A call whose arguments follow `sig` (an operator's TVMScript signature, see
+/// [`OpParam`]); with no signature, positional arguments are expressions and keywords
+/// are attributes. `name` is the callee as written, for messages.
 fn call_with_signature(
     ctx: &mut Ctx,
     callee: Expr,
-    name: &str,
+    script_name: &str,
     sig: Option<&'static [OpParam]>,
     span: Span,
     args: &[PyExpr],
     keywords: &[Keyword],
 ) -> ParseResult<Expr> {
-    let script_name =
-        if name.starts_with("relax.") { crate::text::op_syntax::op_script_name(name) } else { name.to_string() };
     let mut out = Call { op: callee, args: Vec::new(), sinfo_args: Vec::new(), attrs: Attrs::default() };
     let mut sinfo_given: Option<Span> = None;
     let set_sinfo = |given: &mut Option<Span>, s: Vec<StructInfo>, at: Span| -> ParseResult<Vec<StructInfo>> {

@@ -8,7 +8,7 @@ use crate::grammar::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,
     StructInfo, StructInfoKind, Var,
 };
-use crate::text::op_syntax::{op_script_name, op_signature, OpParam};
+use crate::ops::{OpParam, OpRef};
 use pretty::RcDoc;
 use std::cell::RefCell;
 
@@ -411,7 +411,7 @@ impl RelaxPrinter {
             ExprKind::Call(c) => self.call_expr(c),
             ExprKind::ShapeExpr(ds) => call("R.shape", vec![super::list(ds.iter().map(|d| self.prim(d)).collect())]),
             ExprKind::TupleGetItem { tuple_value, index } => self.expr(tuple_value).append(txt(format!("[{index}]"))),
-            ExprKind::Op(name) => txt(op_script_name(name)),
+            ExprKind::Op(op) => txt(op.script_name()),
             ExprKind::PrimValue(p) => call("R.prim_value", vec![self.prim(p)]),
             ExprKind::StringImm(s) => call("R.str", vec![txt(string_lit(s))]),
             ExprKind::DataTypeImm(d) => call("R.dtype", vec![txt(string_lit(&d.to_string()))]),
@@ -438,14 +438,14 @@ impl RelaxPrinter {
             Some(txt(format!("{kw}=")).append(self.sinfo_list(&c.sinfo_args)))
         };
         match &c.op.kind {
-            ExprKind::Op(name) => {
-                if let Some(doc) = self.op_call(name, c) {
+            ExprKind::Op(op) => {
+                if let Some(doc) = self.op_call(op, c) {
                     return doc;
                 }
                 let mut args: Vec<Doc> = c.args.iter().map(|a| self.expr(a)).collect();
                 args.extend(attrs());
                 args.extend(sinfo_kw("sinfo_args"));
-                call(op_script_name(name), args)
+                call(op.script_name(), args)
             }
             ExprKind::ExternFunc { global_symbol } => {
                 let mut args = vec![txt(string_lit(global_symbol))];
@@ -464,10 +464,10 @@ impl RelaxPrinter {
         }
     }
 
-    /// A call of a known operator, following its signature (see `op_syntax`);
-    /// `None` if the call does not fit the signature.
-    fn op_call(&self, name: &str, c: &Call) -> Option<Doc> {
-        let sig = op_signature(name)?;
+    /// A call of a registered operator, following its TVMScript signature; `None` if
+    /// it has none or the call does not fit it.
+    fn op_call(&self, op: &OpRef, c: &Call) -> Option<Doc> {
+        let sig = op.registered()?.def().signature?;
         let mut docs = Vec::new();
         let mut args = c.args.iter();
         let mut keywords_only = false;
@@ -522,7 +522,7 @@ impl RelaxPrinter {
         if !sinfo_done {
             docs.push(txt("sinfo_args=").append(self.sinfo_list(&c.sinfo_args)));
         }
-        Some(call(op_script_name(name), docs))
+        Some(call(op.script_name(), docs))
     }
 }
 

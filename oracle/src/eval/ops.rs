@@ -1,0 +1,85 @@
+//! SEM-9.1: applying an operator to its evaluated arguments. One exhaustive match
+//! over [`Op`]: an operator added to the table without an evaluation rule here does
+//! not compile. The Notable Operators have rules of their own (`builtins.rs`); the
+//! tensor operators are the kernels (`kernels/`).
+
+use super::builtins;
+use super::kernels::elementwise::{self, Arith, Compare, Unary};
+use super::kernels::reduce::{self, Reduce};
+use super::kernels::{create, linalg, manipulate, Cx};
+use super::machine::{Limits, Machine, Scope};
+use super::value::{EvalResult, Value};
+use spec_model::grammar::{Attrs, Call, Expr, IRModule};
+use spec_model::ops::Op;
+use spec_model::Span;
+
+/// SEM-9.1: `op` applied to `args` (already evaluated, in order) at the call `call`,
+/// in scope `sc` (destination-passing calls evaluate their output shapes there).
+pub fn eval_op(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    mach.fire(op.def().rule);
+    let cx = Cx::new(op, &call.attrs, span);
+    match op {
+        Op::CallTir => builtins::call_tir(mach, args, call, span, sc),
+        Op::CallDpsPacked => builtins::call_dps_packed(mach, args, call, span, sc),
+        Op::CallPacked | Op::CallPurePacked => builtins::call_packed_op(mach, op, args, span),
+        Op::ShapeOf => builtins::shape_of(args, span),
+        Op::NullValue => Ok(Value::Null),
+        Op::Print => builtins::print(mach, args, call),
+        Op::AssertOp => builtins::assert_op(args, call, span),
+        Op::Cast => builtins::cast(mach, args, call, span, sc),
+        Op::Add => elementwise::arith(&cx, args, Arith::Add),
+        Op::Subtract => elementwise::arith(&cx, args, Arith::Subtract),
+        Op::Multiply => elementwise::arith(&cx, args, Arith::Multiply),
+        Op::Divide => elementwise::arith(&cx, args, Arith::Divide),
+        Op::FloorDivide => elementwise::arith(&cx, args, Arith::FloorDivide),
+        Op::Power => elementwise::arith(&cx, args, Arith::Power),
+        Op::Maximum => elementwise::arith(&cx, args, Arith::Maximum),
+        Op::Minimum => elementwise::arith(&cx, args, Arith::Minimum),
+        Op::Equal => elementwise::compare(&cx, args, Compare::Equal),
+        Op::NotEqual => elementwise::compare(&cx, args, Compare::NotEqual),
+        Op::Less => elementwise::compare(&cx, args, Compare::Less),
+        Op::LessEqual => elementwise::compare(&cx, args, Compare::LessEqual),
+        Op::Greater => elementwise::compare(&cx, args, Compare::Greater),
+        Op::GreaterEqual => elementwise::compare(&cx, args, Compare::GreaterEqual),
+        Op::LogicalAnd => elementwise::logical(&cx, args, true),
+        Op::LogicalOr => elementwise::logical(&cx, args, false),
+        Op::LogicalNot => elementwise::logical_not(&cx, args),
+        Op::Negative => elementwise::unary(&cx, args, Unary::Negative),
+        Op::Abs => elementwise::unary(&cx, args, Unary::Abs),
+        Op::Exp => elementwise::unary(&cx, args, Unary::Exp),
+        Op::Log => elementwise::unary(&cx, args, Unary::Log),
+        Op::Sqrt => elementwise::unary(&cx, args, Unary::Sqrt),
+        Op::Tanh => elementwise::unary(&cx, args, Unary::Tanh),
+        Op::Sigmoid => elementwise::unary(&cx, args, Unary::Sigmoid),
+        Op::Relu => elementwise::unary(&cx, args, Unary::Relu),
+        Op::Softmax => elementwise::softmax(&cx, args),
+        Op::Where => elementwise::where_(&cx, args),
+        Op::Astype => elementwise::astype(&cx, args),
+        Op::Matmul => linalg::matmul(&cx, args),
+        Op::Sum => reduce::reduce(&cx, args, Reduce::Sum),
+        Op::Mean => reduce::reduce(&cx, args, Reduce::Mean),
+        Op::Max => reduce::reduce(&cx, args, Reduce::Max),
+        Op::Min => reduce::reduce(&cx, args, Reduce::Min),
+        Op::Reshape => manipulate::reshape(&cx, args),
+        Op::PermuteDims => manipulate::permute_dims(&cx, args),
+        Op::BroadcastTo => manipulate::broadcast_to(&cx, args),
+        Op::Concat => manipulate::concat(&cx, args),
+        Op::Split => manipulate::split(&cx, args),
+        Op::StridedSlice => manipulate::strided_slice(&cx, args),
+        Op::Take => manipulate::take(&cx, args),
+        Op::Zeros => create::zeros_ones(&cx, args, false),
+        Op::Ones => create::zeros_ones(&cx, args, true),
+        Op::Full => create::full(&cx, args),
+        Op::Arange => create::arange(&cx, args),
+    }
+}
+
+/// `op` applied to `args` with attributes `attrs` outside any program: no StructInfo
+/// arguments, an empty module, default limits (kernel tests, and checking another
+/// engine's operator against the reference one).
+pub fn eval_op_standalone(op: Op, args: &[Value], attrs: &Attrs, span: Span) -> EvalResult<Value> {
+    let module = IRModule { name: "standalone".into(), functions: Vec::new(), span: Span::SYNTHETIC };
+    let mut mach = Machine::new(&module, Limits::default());
+    let call = Call { op: Expr::op(op), args: Vec::new(), sinfo_args: Vec::new(), attrs: attrs.clone() };
+    eval_op(&mut mach, op, args, &call, span, &Scope::default())
+}

@@ -1,0 +1,49 @@
+//! How TVMScript writes calls of an operator: which arguments are Relax expressions,
+//! which are shapes (a Python tuple becomes a `ShapeExpr`), which are packed-function
+//! names (a string becomes an `ExternFunc`), which are attributes and which are
+//! StructInfo (`sinfo_args`). The parser and the printer both read an operator's
+//! signature from the operator table, so a call prints the way it parses. Operators
+//! without a signature (and unregistered ones) use the generic rule: positional
+//! arguments are expressions, keywords are attributes.
+
+/// One formal parameter of an operator's TVMScript signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpParam {
+    /// A Relax expression argument.
+    Expr(&'static str),
+    /// An argument where a tuple or list of dimensions means a `ShapeExpr`.
+    Shape(&'static str),
+    /// An argument where a string names a packed function (`ExternFunc`).
+    Func(&'static str),
+    /// All remaining positional arguments, as expressions.
+    Rest(&'static str),
+    /// An attribute (positional or keyword).
+    Attr(&'static str),
+    /// A StructInfo that becomes the call's `sinfo_args` (positional or keyword).
+    Sinfo(&'static str),
+}
+
+impl OpParam {
+    pub fn name(self) -> &'static str {
+        match self {
+            OpParam::Expr(n)
+            | OpParam::Shape(n)
+            | OpParam::Func(n)
+            | OpParam::Rest(n)
+            | OpParam::Attr(n)
+            | OpParam::Sinfo(n) => n,
+        }
+    }
+    pub fn is_argument(self) -> bool {
+        matches!(self, OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_))
+    }
+}
+
+/// The signatures several operators share.
+pub(super) mod shared {
+    use super::OpParam::{self, *};
+
+    pub const UNARY: &[OpParam] = &[Expr("x")];
+    pub const BINARY: &[OpParam] = &[Expr("x1"), Expr("x2")];
+    pub const REDUCE: &[OpParam] = &[Expr("x"), Attr("axis"), Attr("keepdims")];
+}

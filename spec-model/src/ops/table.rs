@@ -1,0 +1,311 @@
+//! The operator table: the one declaration of every registered operator.
+//!
+//! [`for_each_op!`] hands the whole table to a macro of the caller's choice (in the
+//! manner of wasmparser's `for_each_operator!`); `ops/mod.rs` expands it into
+//! [`Op`](super::Op) and [`REGISTRY`](super::REGISTRY). Every other consumer (the
+//! oracle's evaluator, the generator, the engine) matches on `Op` exhaustively, so an
+//! operator added here without a kernel or a generator arm does not compile.
+//!
+//! Each entry: `Variant = "short_name" { fields }`, where the full name is
+//! `relax.short_name`, the TVMScript spelling `R.short_name` and the rule `OP-short_name`.
+//! - `pure`: a call may appear in a DataflowBlock and keeps its function pure (TY-10.1.1, TY-11.2.1);
+//! - `arity`: how many arguments it takes;
+//! - `attrs`: its attribute schema (`attrs::schemas`);
+//! - `sig`: how TVMScript writes a call (`None`: positional expressions, keywords as attributes);
+//! - `sinfo_args`: whether a call carries StructInfo arguments;
+//! - `minus_one`: the argument positions where a `ShapeExpr` may hold a literal `-1`
+//!   (a dimension the operator infers, E-11);
+//! - `infer`: the static rule, its `FInferStructInfo` (SI-D-11.1, TY-7.1);
+//! - `summary`: one line for diagnostics and the rule table.
+
+/// Calls `$m! { ... }` with every operator of the registry, in registry order.
+#[macro_export]
+macro_rules! for_each_op {
+    ($m:ident) => {
+        $m! {
+            // Notable Operators (and the earlier draft's `cast`)
+            CallTir = "call_tir" {
+                pure: true, arity: AtLeast(2), attrs: &[],
+                sig: Some(&[Expr("gvar"), Expr("args"), Sinfo("out_sinfo"), Shape("tir_vars")]),
+                sinfo_args: true, minus_one: &[], infer: special::call_tir,
+                summary: "call_tir(f, args, out_sinfo) calls the TIR PrimFunc f in destination-passing style; the result has StructInfo out_sinfo (tensors with shape and dtype); pure.",
+            }
+            CallDpsPacked = "call_dps_packed" {
+                pure: false, arity: Exactly(2), attrs: &[],
+                sig: Some(&[Func("func"), Expr("args"), Sinfo("out_sinfo")]),
+                sinfo_args: true, minus_one: &[], infer: special::call_dps_packed,
+                summary: "call_dps_packed(func, args, out_sinfo) calls a packed function in destination-passing style; the result has StructInfo out_sinfo; impure.",
+            }
+            // Written `R.call_packed("name", ...)`: a call of an ExternFunc, whose static rule this is.
+            CallPacked = "call_packed" {
+                pure: false, arity: AtLeast(0), attrs: s::CALL_PACKED,
+                sig: None,
+                sinfo_args: true, minus_one: &[], infer: special::call_packed,
+                summary: "A call of an ExternFunc: its StructInfo is default_derive of its sinfo_args; impure unless the call has pure=True.",
+            }
+            CallPurePacked = "call_pure_packed" {
+                pure: true, arity: AtLeast(1), attrs: &[],
+                sig: Some(&[Func("func"), Rest("args"), Sinfo("sinfo_args")]),
+                sinfo_args: true, minus_one: &[], infer: special::call_pure_packed,
+                summary: "call_pure_packed(func, *args, sinfo_args) calls a packed function declared pure; its StructInfo is default_derive of sinfo_args.",
+            }
+            ShapeOf = "shape_of" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("expr")]),
+                sinfo_args: false, minus_one: &[], infer: special::shape_of,
+                summary: "shape_of(t) is the shape of tensor t: ShapeStructInfo of t's rank and dimensions.",
+            }
+            NullValue = "null_value" {
+                pure: true, arity: Exactly(0), attrs: &[], sig: Some(&[]),
+                sinfo_args: false, minus_one: &[], infer: special::null_value,
+                summary: "null_value() is the null object: ObjectStructInfo.",
+            }
+            Print = "print" {
+                pure: false, arity: AtLeast(0), attrs: s::FORMAT, sig: Some(&[Rest("values"), Attr("format")]),
+                sinfo_args: false, minus_one: &[], infer: special::print,
+                summary: "print(*values, format) prints; impure; returns the empty tuple.",
+            }
+            AssertOp = "assert_op" {
+                pure: false, arity: AtLeast(1), attrs: s::FORMAT,
+                sig: Some(&[Expr("condition"), Rest("format_args"), Attr("format")]),
+                sinfo_args: false, minus_one: &[], infer: special::assert_op,
+                summary: "assert_op(condition, *args, format) stops the program when the boolean scalar condition is false; impure; returns the empty tuple.",
+            }
+            Cast = "cast" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("value"), Sinfo("sinfo_args")]),
+                sinfo_args: true, minus_one: &[], infer: special::cast,
+                summary: "cast(v, sinfo_args=[S]) checks at run time that v matches S and returns it with StructInfo S (earlier draft).",
+            }
+            // Elementwise binary arithmetic
+            Add = "add" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise x1 + x2 with NumPy broadcasting: dims pair up from the right and must be equal or 1; operand dtypes must agree.",
+            }
+            Subtract = "subtract" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise x1 - x2 with NumPy broadcasting (as add).",
+            }
+            Multiply = "multiply" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise x1 * x2 with NumPy broadcasting (as add).",
+            }
+            Divide = "divide" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise x1 / x2 with NumPy broadcasting (as add).",
+            }
+            FloorDivide = "floor_divide" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise floor(x1 / x2) with NumPy broadcasting (as add).",
+            }
+            Power = "power" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise x1 ** x2 with NumPy broadcasting (as add).",
+            }
+            Maximum = "maximum" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise maximum with NumPy broadcasting (as add).",
+            }
+            Minimum = "minimum" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::arith,
+                summary: "Elementwise minimum with NumPy broadcasting (as add).",
+            }
+            // Comparisons
+            Equal = "equal" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 == x2 with NumPy broadcasting; the result is bool.",
+            }
+            NotEqual = "not_equal" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 != x2 with NumPy broadcasting; the result is bool.",
+            }
+            Less = "less" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 < x2 with NumPy broadcasting; the result is bool.",
+            }
+            LessEqual = "less_equal" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 <= x2 with NumPy broadcasting; the result is bool.",
+            }
+            Greater = "greater" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 > x2 with NumPy broadcasting; the result is bool.",
+            }
+            GreaterEqual = "greater_equal" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::compare,
+                summary: "Elementwise x1 >= x2 with NumPy broadcasting; the result is bool.",
+            }
+            // Logical
+            LogicalAnd = "logical_and" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::logical,
+                summary: "Elementwise logical and of bool tensors with NumPy broadcasting.",
+            }
+            LogicalOr = "logical_or" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(BINARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::logical,
+                summary: "Elementwise logical or of bool tensors with NumPy broadcasting.",
+            }
+            LogicalNot = "logical_not" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::logical_not,
+                summary: "Elementwise logical not of a bool tensor.",
+            }
+            // Unary
+            Negative = "negative" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary,
+                summary: "Elementwise negation; same StructInfo as the operand.",
+            }
+            Abs = "abs" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary,
+                summary: "Elementwise absolute value; same StructInfo as the operand.",
+            }
+            Exp = "exp" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary_float,
+                summary: "Elementwise exponential of a float tensor; same StructInfo.",
+            }
+            Log = "log" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary_float,
+                summary: "Elementwise natural logarithm of a float tensor; same StructInfo.",
+            }
+            Sqrt = "sqrt" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary_float,
+                summary: "Elementwise square root of a float tensor; same StructInfo.",
+            }
+            Tanh = "tanh" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary_float,
+                summary: "Elementwise hyperbolic tangent of a float tensor; same StructInfo.",
+            }
+            Sigmoid = "sigmoid" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary_float,
+                summary: "Elementwise logistic sigmoid of a float tensor; same StructInfo.",
+            }
+            Relu = "nn.relu" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: elementwise::unary,
+                summary: "Elementwise max(x, 0); same StructInfo as the operand.",
+            }
+            Softmax = "nn.softmax" {
+                pure: true, arity: Exactly(1), attrs: s::SOFTMAX, sig: Some(&[Expr("data"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: elementwise::softmax,
+                summary: "Softmax of a float tensor along axis (default -1); same StructInfo.",
+            }
+            Where = "where" {
+                pure: true, arity: Exactly(3), attrs: &[], sig: Some(&[Expr("condition"), Expr("x1"), Expr("x2")]),
+                sinfo_args: false, minus_one: &[], infer: elementwise::where_,
+                summary: "where(condition, x1, x2) picks elementwise; the three broadcast together; condition is bool.",
+            }
+            Astype = "astype" {
+                pure: true, arity: Exactly(1), attrs: s::ASTYPE, sig: Some(&[Expr("x"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: elementwise::astype,
+                summary: "astype(x, dtype) converts elementwise to dtype; same shape.",
+            }
+            // Linear algebra and reductions
+            Matmul = "matmul" {
+                pure: true, arity: Exactly(2), attrs: s::MATMUL, sig: Some(&[Expr("x1"), Expr("x2"), Attr("out_dtype")]),
+                sinfo_args: false, minus_one: &[], infer: linalg::matmul,
+                summary: "NumPy matmul: (..., n, k) @ (..., k, m) gives (..., n, m); 1-D operands are promoted and the added dimension dropped; batch dims broadcast.",
+            }
+            Sum = "sum" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: linalg::reduce,
+                summary: "Sum along axis (None: all), keeping reduced dims as 1 with keepdims.",
+            }
+            Mean = "mean" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: linalg::reduce,
+                summary: "Mean along axis (None: all), keeping reduced dims as 1 with keepdims.",
+            }
+            Max = "max" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: linalg::reduce,
+                summary: "Maximum along axis (None: all), keeping reduced dims as 1 with keepdims.",
+            }
+            Min = "min" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: linalg::reduce,
+                summary: "Minimum along axis (None: all), keeping reduced dims as 1 with keepdims.",
+            }
+            // Manipulation
+            Reshape = "reshape" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Shape("shape")]),
+                sinfo_args: false, minus_one: &[1], infer: manipulate::reshape,
+                summary: "reshape(x, shape): same elements in a new shape with the same element count; one dimension may be -1.",
+            }
+            PermuteDims = "permute_dims" {
+                pure: true, arity: Exactly(1), attrs: s::PERMUTE_DIMS, sig: Some(&[Expr("x"), Attr("axes")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::permute_dims,
+                summary: "permute_dims(x, axes): result dimension i is input dimension axes[i] (default: reversed).",
+            }
+            BroadcastTo = "broadcast_to" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Shape("shape")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::broadcast_to,
+                summary: "broadcast_to(x, shape): x broadcast (NumPy rules) to exactly shape.",
+            }
+            Concat = "concat" {
+                pure: true, arity: Exactly(1), attrs: s::CONCAT, sig: Some(&[Expr("tensors"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::concat,
+                summary: "concat(tensors, axis): joins a tuple of tensors of equal rank and dtype along axis; other dims agree.",
+            }
+            Split = "split" {
+                pure: true, arity: Exactly(1), attrs: s::SPLIT,
+                sig: Some(&[Expr("x"), Attr("indices_or_sections"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::split,
+                summary: "split(x, indices_or_sections, axis): n equal parts, or the parts between the given indices; a tuple of tensors.",
+            }
+            StridedSlice = "strided_slice" {
+                pure: true, arity: Exactly(1), attrs: s::STRIDED_SLICE,
+                sig: Some(&[Expr("x"), Attr("axes"), Attr("begin"), Attr("end"), Attr("strides")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::strided_slice,
+                summary: "strided_slice(x, axes, begin, end, strides): Python slicing of the given axes.",
+            }
+            Take = "take" {
+                pure: true, arity: Exactly(2), attrs: s::TAKE, sig: Some(&[Expr("x"), Expr("indices"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate::take,
+                summary: "take(x, indices, axis): gathers entries of x along axis at integer indices.",
+            }
+            // Creation
+            Zeros = "zeros" {
+                pure: true, arity: Exactly(1), attrs: s::CREATE, sig: Some(&[Shape("shape"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: create::zeros_ones,
+                summary: "zeros(shape, dtype): a new tensor of zeros.",
+            }
+            Ones = "ones" {
+                pure: true, arity: Exactly(1), attrs: s::CREATE, sig: Some(&[Shape("shape"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: create::zeros_ones,
+                summary: "ones(shape, dtype): a new tensor of ones.",
+            }
+            Full = "full" {
+                pure: true, arity: Exactly(2), attrs: s::FULL,
+                sig: Some(&[Shape("shape"), Expr("fill_value"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: create::full,
+                summary: "full(shape, fill_value, dtype): a new tensor filled with the scalar fill_value.",
+            }
+            Arange = "arange" {
+                pure: true, arity: Exactly(3), attrs: s::ARANGE,
+                sig: Some(&[Expr("start"), Expr("end"), Expr("step"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: create::arange,
+                summary: "arange(start, end, step, dtype): the 1-D tensor start, start+step, ... before end.",
+            }
+        }
+    };
+}
