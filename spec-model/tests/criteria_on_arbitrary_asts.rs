@@ -15,8 +15,11 @@ use spec_model::Span;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+/// A diagnostic's code, message, label, span and secondary spans with their labels.
+type Key = (String, String, String, u32, u32, Vec<(u32, u32, String)>);
+
 /// What tells two diagnostics apart (`Span`'s own equality ignores positions).
-fn key(ds: &[Diagnostic]) -> Vec<(String, String, String, u32, u32, Vec<(u32, u32, String)>)> {
+fn key(ds: &[Diagnostic]) -> Vec<Key> {
     ds.iter()
         .map(|d| {
             let secondary = d.secondary.iter().map(|(s, l)| (s.lo, s.hi, l.clone())).collect();
