@@ -89,14 +89,14 @@ impl Arb<'_> {
         };
         d.with_span(self.sp())
     }
-    /// Dimensions and an ndim, which now and then does not match.
+    /// Dimensions and an ndim, which sometimes does not match.
     fn dims(&mut self) -> (Vec<PrimExpr>, i64) {
         let n = self.pick(4);
         let ds: Vec<PrimExpr> = (0..n).map(|_| self.dim()).collect();
         let ndim = if self.pick(4) == 0 { self.pick(4) as i64 - 1 } else { n as i64 };
         (ds, ndim)
     }
-    /// A variable to use: one made before (bound or not, in scope or not) or a new one.
+    /// A variable to use: one made before (bound or not, in scope or not) or a fresh one.
     fn some_var(&mut self) -> Var {
         if self.vars.is_empty() || self.pick(6) == 0 {
             let v = Var::new(format!("v{}", self.vars.len()), None, self.sp());
@@ -136,7 +136,7 @@ impl Arb<'_> {
     fn ann(&mut self) -> Option<StructInfo> {
         (self.pick(3) != 0).then(|| self.si(2))
     }
-    /// A variable to bind: mostly a new one, now and then one made before.
+    /// A variable to bind: mostly a fresh one, sometimes one made before.
     fn new_var(&mut self) -> Var {
         if !self.vars.is_empty() && self.pick(8) == 0 {
             let k = self.pick(self.vars.len());
