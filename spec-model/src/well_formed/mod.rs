@@ -6,6 +6,7 @@
 mod annotations;
 mod calls;
 mod module;
+mod shape_facts;
 mod shapes;
 mod vars;
 
