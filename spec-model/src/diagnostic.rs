@@ -133,3 +133,20 @@ fn clamp_range(span: Span, source: &str) -> Option<std::ops::Range<usize>> {
     }
     Some(lo..hi)
 }
+
+/// Returns an error diagnostic unless `$cond` holds (as `require` in the WebAssembly
+/// validator): `require!(ndim >= 0, "WF-9", span, "ndim is {ndim}")`. In an operator's
+/// static rule the error is the operator's: `require!(cx => !ts.is_empty(), "needs a tensor")`.
+#[macro_export]
+macro_rules! require {
+    ($cx:expr => $cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err($cx.error(format!($($msg)+)));
+        }
+    };
+    ($cond:expr, $rule:expr, $span:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(Box::new($crate::diagnostic::Diagnostic::error($rule, format!($($msg)+), $span)).into());
+        }
+    };
+}

@@ -3,6 +3,7 @@
 use super::infer::{dim_op, tensor_si, Infer};
 use super::OpError;
 use crate::grammar::{DataType, ExprKind, PrimBinOp, PrimExpr, PrimExprKind, StructInfo, StructInfoKind};
+use crate::require;
 
 /// A tensor of the shape argument `i`: its values when known, else the shape variable
 /// itself when the argument is one, else only its rank.
@@ -34,9 +35,7 @@ pub fn zeros_ones(cx: &mut Infer) -> Result<StructInfo, OpError> {
 pub fn full(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let (ndim, values) = cx.shape_arg(0, "the shape")?;
     let v = cx.tensor(1, "the fill value")?;
-    if v.ndim != -1 && v.ndim != 0 {
-        return Err(cx.error(format!("the fill value must be a scalar (rank 0), not rank {}", v.ndim)));
-    }
+    require!(cx => v.ndim == -1 || v.ndim == 0, "the fill value must be a scalar (rank 0), not rank {}", v.ndim);
     let dtype = cx.attr_dtype("dtype").unwrap_or(v.dtype);
     Ok(of_shape(cx, 0, values, dtype, ndim))
 }
@@ -77,9 +76,7 @@ pub fn arange(cx: &mut Infer) -> Result<StructInfo, OpError> {
         }
     }
     let dtype = cx.attr_dtype("dtype").unwrap_or(if all_int { DataType::INT64 } else { DataType::FLOAT32 });
-    if literal_arg(cx, 2) == Some(0.0) {
-        return Err(cx.error("the step is 0"));
-    }
+    require!(cx => literal_arg(cx, 2) != Some(0.0), "the step is 0");
     let len = match (int_arg(cx, 0), int_arg(cx, 1), int_arg(cx, 2).and_then(|s| s.as_int())) {
         (Some(start), Some(end), Some(s)) if s.checked_neg().is_some() => {
             let (lo, hi, s) = if s > 0 { (start, end, s) } else { (end, start, -s) };

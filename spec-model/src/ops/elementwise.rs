@@ -4,6 +4,7 @@
 use super::infer::{tensor_si, Infer};
 use super::OpError;
 use crate::grammar::{DataType, StructInfo};
+use crate::require;
 
 /// Broadcasts two tensor operands: `(ndim, dims, dtype)` of the result.
 fn binary(cx: &mut Infer) -> Result<StructInfo, OpError> {
@@ -43,9 +44,7 @@ fn with_dtype(si: &StructInfo, dtype: DataType) -> StructInfo {
 }
 
 fn require_bool(cx: &Infer, dtype: DataType, what: &str) -> Result<(), OpError> {
-    if !dtype.is_void() && !dtype.is_bool() {
-        return Err(cx.error(format!("{what} must have dtype bool, not {dtype}")));
-    }
+    require!(cx => dtype.is_void() || dtype.is_bool(), "{what} must have dtype bool, not {dtype}");
     Ok(())
 }
 
@@ -86,9 +85,7 @@ pub fn unary(cx: &mut Infer) -> Result<StructInfo, OpError> {
 /// tensors. Errors: the operand is not a tensor, or its known dtype is not a float.
 pub fn unary_float(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
-    if !x.dtype.is_void() && !x.dtype.is_float() {
-        return Err(cx.error(format!("needs a floating-point tensor, not {}", x.dtype)));
-    }
+    require!(cx => x.dtype.is_void() || x.dtype.is_float(), "needs a floating-point tensor, not {}", x.dtype);
     Ok(same_shape(&x, x.dtype))
 }
 
@@ -97,9 +94,7 @@ pub fn unary_float(cx: &mut Infer) -> Result<StructInfo, OpError> {
 /// `axis` out of range for a known rank.
 pub fn softmax(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
-    if !x.dtype.is_void() && !x.dtype.is_float() {
-        return Err(cx.error(format!("needs a floating-point tensor, not {}", x.dtype)));
-    }
+    require!(cx => x.dtype.is_void() || x.dtype.is_float(), "needs a floating-point tensor, not {}", x.dtype);
     if x.ndim != -1 {
         cx.normalize_axis(cx.attr_int("axis", -1), x.ndim)?;
     }

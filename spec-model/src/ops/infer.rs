@@ -7,6 +7,7 @@ use crate::diagnostic::Diagnostic;
 use crate::grammar::{
     AttrValue, Call, DataType, Expr, ExprKind, IRModule, PrimBinOp, PrimExpr, StructInfo, StructInfoKind,
 };
+use crate::require;
 use crate::span::Span;
 use crate::struct_info::prover::fold;
 use crate::struct_info::{SiEnv, Verdict};
@@ -205,9 +206,7 @@ impl<'a> Infer<'a> {
         let mut out = Vec::new();
         for &a in axes {
             let n = self.normalize_axis(a, ndim)?;
-            if out.contains(&n) {
-                return Err(self.error(format!("axis {a} is repeated")));
-            }
+            require!(self => !out.contains(&n), "axis {a} is repeated");
             out.push(n);
         }
         Ok(out)
@@ -216,9 +215,7 @@ impl<'a> Infer<'a> {
     /// With an unknown rank, the same axis written twice is still a repeat.
     pub fn reject_repeats(&self, axes: &[i64]) -> Result<(), OpError> {
         for (i, a) in axes.iter().enumerate() {
-            if axes[..i].contains(a) {
-                return Err(self.error(format!("axis {a} is repeated")));
-            }
+            require!(self => !axes[..i].contains(a), "axis {a} is repeated");
         }
         Ok(())
     }
@@ -229,9 +226,7 @@ impl<'a> Infer<'a> {
         if a.is_void() || b.is_void() {
             return Ok(DataType::void());
         }
-        if a != b {
-            return Err(self.error(format!("operands have different dtypes {a} and {b}")));
-        }
+        require!(self => a == b, "operands have different dtypes {a} and {b}");
         Ok(a)
     }
 

@@ -3,6 +3,7 @@
 use super::infer::{tensor_si, Infer};
 use super::OpError;
 use crate::grammar::{PrimExpr, StructInfo};
+use crate::require;
 
 /// OP-matmul: NumPy's `matmul`. With ranks `a`, `b` ≥ 1: a 1-D first operand is
 /// treated as `(1, k)` and a 1-D second operand as `(k, 1)`, the added dimension being
@@ -19,9 +20,7 @@ pub fn matmul(cx: &mut Infer) -> Result<StructInfo, OpError> {
         Some(d) => d,
         None => cx.same_dtype(a.dtype, b.dtype)?,
     };
-    if a.ndim == 0 || b.ndim == 0 {
-        return Err(cx.error("operands must have rank at least 1"));
-    }
+    require!(cx => a.ndim != 0 && b.ndim != 0, "operands must have rank at least 1");
     if a.ndim == -1 || b.ndim == -1 {
         return Ok(tensor_si(None, dtype, -1));
     }

@@ -4,6 +4,7 @@
 use super::infer::{dim_op, show, tensor_si, Infer, TensorInfo};
 use super::OpError;
 use crate::grammar::{Expr, ExprKind, PrimBinOp, PrimExpr, StructInfo, StructInfoKind};
+use crate::require;
 use crate::struct_info::prover::fold;
 use crate::struct_info::Verdict;
 
@@ -40,9 +41,7 @@ pub fn reshape(cx: &mut Infer) -> Result<StructInfo, OpError> {
     };
     let values: Vec<PrimExpr> = values.iter().map(fold).collect();
     let holes: Vec<usize> = values.iter().enumerate().filter(|(_, v)| v.as_int() == Some(-1)).map(|(i, _)| i).collect();
-    if holes.len() > 1 {
-        return Err(cx.error("at most one dimension of the new shape may be -1"));
-    }
+    require!(cx => holes.len() <= 1, "at most one dimension of the new shape may be -1");
     if let Some(bad) = values.iter().find(|v| v.as_int().is_some_and(|i| i < -1)) {
         return Err(cx.error(format!("dimension {} of the new shape is negative", show(bad))));
     }
@@ -55,9 +54,7 @@ pub fn reshape(cx: &mut Infer) -> Result<StructInfo, OpError> {
         let others: Vec<PrimExpr> =
             values.iter().enumerate().filter(|(i, _)| *i != h).map(|(_, v)| v.clone()).collect();
         let rest = product(&others);
-        if rest.as_int() == Some(0) {
-            return Err(cx.error("cannot infer the -1 dimension: the other dimensions multiply to 0"));
-        }
+        require!(cx => rest.as_int() != Some(0), "cannot infer the -1 dimension: the other dimensions multiply to 0");
         if let (Some(c), Some(r)) = (count.as_int(), rest.as_int()) {
             if r == 0 || c % r != 0 {
                 return Err(
@@ -116,9 +113,7 @@ pub fn permute_dims(cx: &mut Infer) -> Result<StructInfo, OpError> {
 pub fn broadcast_to(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let (ndim, values) = cx.shape_arg(1, "the target shape")?;
-    if x.ndim != -1 && ndim != -1 && x.ndim > ndim {
-        return Err(cx.error(format!("cannot broadcast a tensor of rank {} to rank {ndim}", x.ndim)));
-    }
+    require!(cx => x.ndim == -1 || ndim == -1 || x.ndim <= ndim, "cannot broadcast a tensor of rank {} to rank {ndim}", x.ndim);
     let Some(values) = values else {
         return Ok(tensor_of_shape_arg(cx, 1, x.dtype, ndim));
     };
@@ -156,9 +151,7 @@ fn tensor_fields(cx: &Infer, i: usize) -> Result<Vec<TensorInfo>, OpError> {
 /// Warning: other dimensions undecided (the result's shape is then unknown).
 pub fn concat(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let ts = tensor_fields(cx, 0)?;
-    if ts.is_empty() {
-        return Err(cx.error("needs at least one tensor"));
-    }
+    require!(cx => !ts.is_empty(), "needs at least one tensor");
     let known: Vec<crate::grammar::DataType> = ts.iter().map(|t| t.dtype).filter(|d| !d.is_void()).collect();
     if let Some(other) = known.iter().find(|d| **d != known[0]) {
         return Err(cx.error(format!("tensors of dtypes {} and {other}", known[0])));
@@ -167,9 +160,7 @@ pub fn concat(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let mut ndim = -1;
     for t in &ts {
         if t.ndim != -1 {
-            if ndim != -1 && ndim != t.ndim {
-                return Err(cx.error(format!("tensors of ranks {ndim} and {}", t.ndim)));
-            }
+            require!(cx => ndim == -1 || ndim == t.ndim, "tensors of ranks {ndim} and {}", t.ndim);
             ndim = t.ndim;
         }
     }
@@ -217,9 +208,7 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
         Some(n) => n as usize,
         None => indices.len() + 1,
     };
-    if parts > 1 << 16 {
-        return Err(cx.error(format!("{parts} parts are more than this model allows (65536)")));
-    }
+    require!(cx => parts <= 1 << 16, "{parts} parts are more than this model allows (65536)");
     let field = |dims: Option<Vec<PrimExpr>>| tensor_si(dims, x.dtype, x.ndim);
     let (Some(axis), Some(ds)) = (axis, &x.dims) else {
         return Ok(StructInfo::new(
@@ -231,9 +220,7 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let sizes: Vec<PrimExpr> = match sections {
         Some(n) => {
             if let Some(c) = d.as_int() {
-                if c % n != 0 {
-                    return Err(cx.error(format!("{n} sections do not divide dimension {c}")));
-                }
+                require!(cx => c % n == 0, "{n} sections do not divide dimension {c}");
             }
             vec![dim_op(PrimBinOp::FloorDiv, d, &PrimExpr::int(n)); parts]
         }
@@ -327,12 +314,9 @@ pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let begin = cx.attr_ints("begin").unwrap_or_default();
     let end = cx.attr_ints("end").unwrap_or_default();
     let strides = cx.attr_ints("strides").unwrap_or_else(|| vec![1; axes.len()]);
-    if begin.len() != axes.len() || end.len() != axes.len() || strides.len() != axes.len() {
-        return Err(cx.error("`axes`, `begin`, `end` and `strides` must have the same length"));
-    }
-    if strides.contains(&0) {
-        return Err(cx.error("a stride is 0"));
-    }
+    let same_length = begin.len() == axes.len() && end.len() == axes.len() && strides.len() == axes.len();
+    require!(cx => same_length, "`axes`, `begin`, `end` and `strides` must have the same length");
+    require!(cx => !strides.contains(&0), "a stride is 0");
     if x.ndim == -1 {
         cx.reject_repeats(&axes)?;
         return Ok(tensor_si(None, x.dtype, -1));
@@ -360,9 +344,7 @@ pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
 pub fn take(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let idx = cx.tensor(1, "the indices")?;
-    if !idx.dtype.is_void() && !idx.dtype.is_int() && !idx.dtype.is_uint() {
-        return Err(cx.error(format!("indices must be integers, not {}", idx.dtype)));
-    }
+    require!(cx => idx.dtype.is_void() || idx.dtype.is_int() || idx.dtype.is_uint(), "indices must be integers, not {}", idx.dtype);
     let Some(axis) = cx.attr("axis").map(|_| cx.attr_int("axis", 0)) else {
         return Ok(tensor_si(idx.dims.clone(), x.dtype, idx.ndim));
     };

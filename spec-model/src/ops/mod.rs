@@ -24,6 +24,7 @@ pub use syntax::OpParam;
 
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Call, IRModule, StructInfo};
+use crate::require;
 use crate::span::Span;
 use crate::struct_info::SiEnv;
 use std::rc::Rc;
@@ -142,7 +143,7 @@ impl Op {
 
 impl std::fmt::Display for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -191,7 +192,7 @@ impl OpRef {
 
 impl std::fmt::Display for OpRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -239,9 +240,13 @@ pub fn infer_struct_info(
             span,
         )));
     }
-    if !call.sinfo_args.is_empty() && !op.takes_sinfo_args {
-        return Err(Box::new(Diagnostic::error(rule, format!("`{}` takes no StructInfo arguments", op.name), span)));
-    }
+    require!(
+        call.sinfo_args.is_empty() || op.takes_sinfo_args,
+        rule,
+        span,
+        "`{}` takes no StructInfo arguments",
+        op.name
+    );
     attrs::check_attrs(op, &call.attrs, span)?;
     let mut cx = Infer::new(op, call, args, env, module, span);
     let si = (op.infer)(&mut cx)?;

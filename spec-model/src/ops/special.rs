@@ -4,6 +4,7 @@
 use super::infer::Infer;
 use super::OpError;
 use crate::grammar::{BaseFunc, ExprKind, PrimFunc, StructInfo, StructInfoKind};
+use crate::require;
 use crate::struct_info::default_derive;
 use crate::text::print_struct_info;
 use crate::types::{erase_struct_info, is_subtype};
@@ -189,9 +190,7 @@ pub fn assert_op(cx: &mut Infer) -> Result<StructInfo, OpError> {
         StructInfoKind::Prim { dtype } => dtype.is_bool(),
         _ => false,
     };
-    if !ok {
-        return Err(cx.error(format!("the condition must be a boolean scalar, got {}", print_struct_info(&cx.args[0]))));
-    }
+    require!(cx => ok, "the condition must be a boolean scalar, got {}", print_struct_info(&cx.args[0]));
     Ok(unit())
 }
 
