@@ -185,7 +185,7 @@ impl Arb<'_> {
             0 => ExprKind::Var(self.some_var()),
             1 => ExprKind::ShapeExpr(self.dims().0),
             2 => ExprKind::PrimValue(PrimExpr::int(1)),
-            3 => ExprKind::Op("relax.add".into()),
+            3 => ExprKind::Op(spec_model::ops::Op::Add.into()),
             4 => ExprKind::Tuple((0..self.pick(3)).map(|_| self.expr(depth - 1)).collect()),
             5 | 6 => ExprKind::Call(Box::new(Call {
                 op: self.expr(depth - 1),
