@@ -9,7 +9,7 @@
 //! (S-7), SI-D-8.2.1 applies when the bound variable is annotated (S-8), and SI-D-8.3.3
 //! warns when neither `S <<: Sv` nor `Sv <<: S` holds (S-9).
 
-use super::aux::{
+use super::auxiliary::{
     default_derive, erase_to_well_defined, get_shape_var_mapping, substitute_struct_info, unbound_shape_vars,
     ShapeVarMapping,
 };
