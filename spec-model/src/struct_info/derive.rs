@@ -22,7 +22,8 @@ use crate::grammar::{
 };
 use crate::span::Span;
 use crate::text::print_struct_info;
-use crate::types::purity::{call_purity, declared_purity, is_force_pure, resolve_purity};
+use crate::types::globals::{check_globals, GlobalRule};
+use crate::types::purity::{resolve_purity, signature_purity, FnCx};
 use std::collections::HashMap;
 
 type Delta = imbl::HashMap<Var, StructInfo>;
@@ -58,12 +59,6 @@ impl SinfoReport {
 /// The address identifying an expression of the module being checked.
 pub fn expr_key(e: &Expr) -> usize {
     e as *const Expr as usize
-}
-
-/// The first impure call a function body performs (TY-11.2.1), for its FuncStructInfo.
-#[derive(Default)]
-struct FnCx {
-    impure: Option<(Span, String)>,
 }
 
 struct Deriver<'m> {
@@ -106,31 +101,32 @@ fn rename_binders(si: &StructInfo, sigma: &Sigma) -> StructInfo {
 pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport {
     let mut d =
         Deriver { module: m, prover, globals: HashMap::new(), report: SinfoReport::default(), current: String::new() };
-    // Prepopulate Δ with every global's annotated signature: needed for the
-    // (mutually) recursive ones, a sound fallback for any other reference.
-    for (gv, f) in &m.functions {
-        let si = match f {
+    d.report.functions = check_globals(m, &mut d);
+    d.report
+}
+
+impl GlobalRule for Deriver<'_> {
+    type Judgement = StructInfo;
+
+    fn declared(f: &BaseFunc) -> StructInfo {
+        match f {
             BaseFunc::Relax(f) => {
                 let ret = f.ret_struct_info.clone().unwrap_or_else(StructInfo::object);
-                rename_binders(&signature(f, ret, declared_purity(f) == Some(true) || is_force_pure(f)), &Sigma::new())
+                rename_binders(&signature(f, ret, signature_purity(f)), &Sigma::new())
             }
             BaseFunc::Tir(_) => StructInfo::object(),
-        };
-        d.globals.insert(gv.name.clone(), si);
-    }
-    for name in crate::well_formed::globals_callee_first(m) {
-        let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
-        d.current = name.clone();
-        let si = d.function(f, &Scope::default());
-        d.globals.insert(name, rename_binders(&si, &Sigma::new()));
-    }
-    for (gv, f) in &m.functions {
-        if let BaseFunc::Relax(_) = f {
-            let si = d.globals.get(&gv.name).cloned().unwrap_or_else(StructInfo::object);
-            d.report.functions.push((gv.name.clone(), si));
         }
     }
-    d.report
+
+    fn global_function(&mut self, name: &str, f: &Function) -> StructInfo {
+        self.current = name.to_string();
+        let si = self.function(f, &Scope::default());
+        rename_binders(&si, &Sigma::new())
+    }
+
+    fn globals(&mut self) -> &mut HashMap<String, StructInfo> {
+        &mut self.globals
+    }
 }
 
 impl Deriver<'_> {
@@ -465,11 +461,7 @@ impl Deriver<'_> {
 
     /// Records the first impure call of the current function (TY-11.2.1).
     fn note_purity(&self, c: &Call, callee_pure: Option<bool>, span: Span, fcx: &mut FnCx) {
-        if fcx.impure.is_none() {
-            if let Err(why) = call_purity(c, callee_pure) {
-                fcx.impure = Some((span, why));
-            }
-        }
+        fcx.note_call(c, callee_pure, span);
     }
 
     /// SI-D-12: a function's FuncStructInfo; its body is checked against the return

@@ -5,7 +5,8 @@
 //! and reads the results it recorded ([`SinfoReport::op_calls`]). An operator call the
 //! derivation rejected (its error is already reported) has type `ObjectType`.
 
-use super::purity::{call_purity, declared_purity, is_force_pure, resolve_purity};
+use super::globals::{check_globals, GlobalRule};
+use super::purity::{call_purity, resolve_purity, signature_purity, FnCx};
 use super::subtype::{erase_struct_info, find_lub, is_subtype, type_name};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{BaseFunc, Binding, Call, Expr, ExprKind, Function, IRModule, SeqExpr, Type, Var};
@@ -26,12 +27,6 @@ pub struct TypeReport {
     pub bindings: Vec<(Var, Type)>,
 }
 
-/// The first impure call a function body performs (TY-11.2.1).
-#[derive(Default)]
-struct FnCx {
-    impure: Option<(Span, String)>,
-}
-
 struct Checker<'m> {
     globals: HashMap<String, Type>,
     sinfo: &'m SinfoReport,
@@ -47,29 +42,31 @@ fn annotation_type(v: &Var) -> Option<Type> {
 /// `Γ` prepopulated with the annotated types of the globals.
 pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
     let mut c = Checker { globals: HashMap::new(), sinfo, diagnostics: Vec::new(), bindings: Vec::new() };
-    for (gv, f) in &m.functions {
-        let t = match f {
+    let functions = check_globals(m, &mut c);
+    TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
+}
+
+impl GlobalRule for Checker<'_> {
+    type Judgement = Type;
+
+    fn declared(f: &BaseFunc) -> Type {
+        match f {
             BaseFunc::Relax(f) => {
                 let ret = f.ret_struct_info.as_ref().map_or(Type::Object, erase_struct_info);
-                signature_type(f, ret, declared_purity(f) == Some(true) || is_force_pure(f))
+                signature_type(f, ret, signature_purity(f))
             }
             // PrimFuncs evaluate to objects opaque to Relax (Program Entry Point).
             BaseFunc::Tir(_) => Type::Object,
-        };
-        c.globals.insert(gv.name.clone(), t);
+        }
     }
-    for name in crate::well_formed::globals_callee_first(m) {
-        let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
-        let t = c.function(f, &Gamma::new());
-        c.globals.insert(name, t);
+
+    fn global_function(&mut self, _name: &str, f: &Function) -> Type {
+        self.function(f, &Gamma::new())
     }
-    let functions = m
-        .functions
-        .iter()
-        .filter(|(_, f)| matches!(f, BaseFunc::Relax(_)))
-        .map(|(gv, _)| (gv.name.clone(), c.globals.get(&gv.name).cloned().unwrap_or(Type::Object)))
-        .collect();
-    TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
+
+    fn globals(&mut self) -> &mut HashMap<String, Type> {
+        &mut self.globals
+    }
 }
 
 /// `FuncType([T1, ..., Tn], ret, pure)` from the parameters' annotations.
@@ -81,14 +78,6 @@ fn signature_type(f: &Function, ret: Type, pure: bool) -> Type {
 impl Checker<'_> {
     fn error(&mut self, rule: &str, message: impl Into<String>, span: Span) {
         self.diagnostics.push(Diagnostic::error(rule, message, span));
-    }
-
-    fn note_purity(c: &Call, callee_pure: Option<bool>, span: Span, fcx: &mut FnCx) {
-        if fcx.impure.is_none() {
-            if let Err(why) = call_purity(c, callee_pure) {
-                fcx.impure = Some((span, why));
-            }
-        }
     }
 
     /// The type of `e` under `Γ` (TY-2..10).
@@ -162,7 +151,7 @@ impl Checker<'_> {
             c.args.iter().for_each(|a| {
                 self.expr(a, gamma, fcx);
             });
-            Self::note_purity(c, None, span, fcx);
+            fcx.note_call(c, None, span);
             return self.sinfo.op_calls.get(&expr_key(e)).map_or(Type::Object, erase_struct_info);
         }
         let tf = self.expr(&c.op, gamma, fcx);
@@ -170,12 +159,12 @@ impl Checker<'_> {
         match &tf {
             // TY-7.2: a packed function's result comes from the StructInfo arguments.
             Type::PackedFunc => {
-                Self::note_purity(c, None, span, fcx);
+                fcx.note_call(c, None, span);
                 erase_struct_info(&default_derive(c))
             }
             // TY-7.3
             Type::Func { arg_types, ret_type, pure } => {
-                Self::note_purity(c, Some(*pure), span, fcx);
+                fcx.note_call(c, Some(*pure), span);
                 if arg_types.len() != targs.len() {
                     let msg = format!("the function takes {} arguments, {} given", arg_types.len(), targs.len());
                     self.error("TY-7.3", msg, span);
@@ -195,7 +184,7 @@ impl Checker<'_> {
                 (**ret_type).clone()
             }
             _ => {
-                Self::note_purity(c, None, span, fcx);
+                fcx.note_call(c, None, span);
                 self.error("TY-7.3", format!("calling a value of type {}, not a function", type_name(&tf)), span);
                 Type::Object
             }

@@ -2,6 +2,7 @@
 //! and greatest lower bounds, and the type checking rules (TY-1..11).
 
 pub mod check;
+pub(crate) mod globals;
 pub mod purity;
 pub mod subtype;
 
