@@ -22,7 +22,7 @@ use crate::grammar::{
 };
 use crate::span::Span;
 use crate::text::print_struct_info;
-use crate::types::globals::{check_globals, GlobalRule};
+use crate::types::globals::{check_globals, GlobalRule, OpCallSite, OpCallSites};
 use crate::types::purity::{resolve_purity, signature_purity, FnCx};
 use std::collections::HashMap;
 
@@ -45,20 +45,16 @@ pub struct SinfoReport {
     pub bindings: Vec<(String, Var, StructInfo)>,
     /// Each global Relax function's FuncStructInfo, in module order.
     pub functions: Vec<(String, StructInfo)>,
-    /// The StructInfo `FInferStructInfo` gave each operator call, keyed by the call
-    /// expression's address in the module (TY-7.1 erases it into the call's type).
-    pub op_calls: HashMap<usize, StructInfo>,
+    /// The StructInfo derived for each operator call (`FInferStructInfo`'s, or
+    /// `ObjectStructInfo` where it failed), by the call's site: TY-7.1 erases it into
+    /// the call's type.
+    pub op_calls: HashMap<OpCallSite, StructInfo>,
 }
 
 impl SinfoReport {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.is_error())
     }
-}
-
-/// The address identifying an expression of the module being checked.
-pub fn expr_key(e: &Expr) -> usize {
-    e as *const Expr as usize
 }
 
 struct Deriver<'m> {
@@ -68,6 +64,8 @@ struct Deriver<'m> {
     report: SinfoReport,
     /// The global function being derived.
     current: String,
+    /// The sites of its operator calls, the keys of `report.op_calls`.
+    op_call_sites: OpCallSites,
 }
 
 /// The values of a shape-typed variable, from its StructInfo in Δ.
@@ -99,8 +97,14 @@ fn rename_binders(si: &StructInfo, sigma: &Sigma) -> StructInfo {
 /// SI-D-1: derives the StructInfo of every global function (callees first), of every
 /// binding, and of every operator call.
 pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport {
-    let mut d =
-        Deriver { module: m, prover, globals: HashMap::new(), report: SinfoReport::default(), current: String::new() };
+    let mut d = Deriver {
+        module: m,
+        prover,
+        globals: HashMap::new(),
+        report: SinfoReport::default(),
+        current: String::new(),
+        op_call_sites: OpCallSites::default(),
+    };
     d.report.functions = check_globals(m, &mut d);
     d.report
 }
@@ -120,6 +124,7 @@ impl GlobalRule for Deriver<'_> {
 
     fn global_function(&mut self, name: &str, f: &Function) -> StructInfo {
         self.current = name.to_string();
+        self.op_call_sites.start(name);
         let si = self.function(f, &Scope::default());
         rename_binders(&si, &Sigma::new())
     }
@@ -248,6 +253,13 @@ impl Deriver<'_> {
                 derive_func: Some(DeriveFunc::Default),
                 purity: false,
             }),
+            // An operator call's StructInfo is kept by its site for TY-7.1.
+            ExprKind::Call(c) if matches!(c.op.kind, ExprKind::Op(_)) => {
+                let site = self.op_call_sites.next();
+                let si = self.call(e, c, scope, fcx);
+                self.report.op_calls.insert(site, si.clone());
+                si
+            }
             ExprKind::Call(c) => self.call(e, c, scope, fcx),
             // SI-D-13, SI-D-14 (later draft)
             ExprKind::PrimValue(p) => mk(StructInfoKind::Prim { dtype: p.dtype() }),
@@ -449,7 +461,6 @@ impl Deriver<'_> {
         match r {
             Ok(inferred) => {
                 self.report.diagnostics.extend(inferred.warnings);
-                self.report.op_calls.insert(expr_key(e), inferred.struct_info.clone());
                 inferred.struct_info
             }
             Err(d) => {

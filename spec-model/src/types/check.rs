@@ -2,17 +2,18 @@
 //!
 //! TY-7.1 erases the StructInfo an operator's `FInferStructInfo` gives the call; that
 //! needs the arguments' StructInfo, so type checking runs after StructInfo derivation
-//! and reads the results it recorded ([`SinfoReport::op_calls`]). An operator call the
-//! derivation rejected (its error is already reported) has type `ObjectType`.
+//! and reads the results it recorded ([`SinfoReport::op_calls`]) by each call's site
+//! ([`OpCallSite`](super::OpCallSite)). An operator call the derivation rejected (its
+//! error is already reported) has type `ObjectType`.
 
-use super::globals::{check_globals, GlobalRule};
+use super::globals::{check_globals, GlobalRule, OpCallSites};
 use super::purity::{call_purity, resolve_purity, signature_purity, FnCx};
 use super::subtype::{erase_struct_info, find_lub, is_subtype, type_name};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{BaseFunc, Binding, Call, Expr, ExprKind, Function, IRModule, SeqExpr, Type, Var};
 use crate::span::Span;
 use crate::struct_info::default_derive;
-use crate::struct_info::derive::{expr_key, SinfoReport};
+use crate::struct_info::SinfoReport;
 use std::collections::HashMap;
 
 type Gamma = imbl::HashMap<Var, Type>;
@@ -30,6 +31,8 @@ pub struct TypeReport {
 struct Checker<'m> {
     globals: HashMap<String, Type>,
     sinfo: &'m SinfoReport,
+    /// The sites of the current global function's operator calls, to read `sinfo.op_calls`.
+    op_call_sites: OpCallSites,
     diagnostics: Vec<Diagnostic>,
     bindings: Vec<(Var, Type)>,
 }
@@ -41,7 +44,13 @@ fn annotation_type(v: &Var) -> Option<Type> {
 /// TY-1: type checks the module one global function at a time (callees first), with
 /// `Γ` prepopulated with the annotated types of the globals.
 pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
-    let mut c = Checker { globals: HashMap::new(), sinfo, diagnostics: Vec::new(), bindings: Vec::new() };
+    let mut c = Checker {
+        globals: HashMap::new(),
+        sinfo,
+        op_call_sites: OpCallSites::default(),
+        diagnostics: Vec::new(),
+        bindings: Vec::new(),
+    };
     let functions = check_globals(m, &mut c);
     TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
 }
@@ -60,7 +69,8 @@ impl GlobalRule for Checker<'_> {
         }
     }
 
-    fn global_function(&mut self, _name: &str, f: &Function) -> Type {
+    fn global_function(&mut self, name: &str, f: &Function) -> Type {
+        self.op_call_sites.start(name);
         self.function(f, &Gamma::new())
     }
 
@@ -148,11 +158,12 @@ impl Checker<'_> {
         let span = e.span;
         // TY-7.1: an operator's FInferStructInfo, erased.
         if let ExprKind::Op(_) = &c.op.kind {
+            let site = self.op_call_sites.next();
             c.args.iter().for_each(|a| {
                 self.expr(a, gamma, fcx);
             });
             fcx.note_call(c, None, span);
-            return self.sinfo.op_calls.get(&expr_key(e)).map_or(Type::Object, erase_struct_info);
+            return self.sinfo.op_calls.get(&site).map_or(Type::Object, erase_struct_info);
         }
         let tf = self.expr(&c.op, gamma, fcx);
         let targs: Vec<Type> = c.args.iter().map(|a| self.expr(a, gamma, fcx)).collect();
