@@ -1,8 +1,8 @@
 //! Modules, Relax functions, binding blocks, bindings and expressions.
 
+use super::literal::{attr_dict, attr_value, constant, string_lit};
 use super::names::Names;
-use super::sinfo::{attr_dict, attr_value, constant};
-use super::{block, call, string_lit, tuple, txt, Doc};
+use super::{block, call, tuple, txt, Doc};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,

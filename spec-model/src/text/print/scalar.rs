@@ -1,7 +1,8 @@
 //! Printing scalar expressions: Relax `PrimExpr`s and TIR expressions share the
 //! operators, precedence and the rule for when a literal may be written bare.
 
-use super::{call, float_lit, txt, Doc};
+use super::literal::float_lit;
+use super::{call, txt, Doc};
 use crate::grammar::{DataType, PrimBinOp, PrimVar, TypeCode};
 use crate::text::elab::prim::coerced_literal_dtype;
 
