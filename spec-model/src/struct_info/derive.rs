@@ -97,7 +97,7 @@ fn rename_binders(si: &StructInfo, sigma: &Sigma) -> StructInfo {
 /// SI-D-1: derives the StructInfo of every global function (callees first), of every
 /// binding, and of every operator call.
 pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport {
-    let mut d = Deriver {
+    let mut deriver = Deriver {
         module: m,
         prover,
         globals: HashMap::new(),
@@ -105,8 +105,8 @@ pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport
         current: String::new(),
         op_call_sites: OpCallSites::default(),
     };
-    d.report.functions = check_globals(m, &mut d);
-    d.report
+    deriver.report.functions = check_globals(m, &mut deriver);
+    deriver.report
 }
 
 impl GlobalRule for Deriver<'_> {
@@ -189,25 +189,25 @@ impl Deriver<'_> {
                     StructInfo::object()
                 }
             },
-            ExprKind::GlobalVar(g) => match self.globals.get(&g.name) {
+            ExprKind::GlobalVar(gv) => match self.globals.get(&gv.name) {
                 Some(s) => s.clone(),
                 None => {
-                    self.error("SI-D-2", format!("the module has no function `{}`", g.name), span);
+                    self.error("SI-D-2", format!("the module has no function `{}`", gv.name), span);
                     StructInfo::object()
                 }
             },
             // SI-D-3
-            ExprKind::Constant(a) => {
-                let dims = a.shape.iter().map(|&d| PrimExpr::int(d.min(i64::MAX as u64) as i64)).collect();
+            ExprKind::Constant(data) => {
+                let dims = data.shape.iter().map(|&d| PrimExpr::int(d.min(i64::MAX as u64) as i64)).collect();
                 mk(StructInfoKind::Tensor {
                     shape: Some(Expr::new(ExprKind::ShapeExpr(dims), span)),
-                    dtype: a.dtype,
-                    ndim: a.shape.len() as i64,
+                    dtype: data.dtype,
+                    ndim: data.shape.len() as i64,
                 })
             }
             // SI-D-4
             ExprKind::Tuple(fields) => {
-                mk(StructInfoKind::Tuple { fields: fields.iter().map(|f| self.expr(f, scope, fcx)).collect() })
+                mk(StructInfoKind::Tuple { fields: fields.iter().map(|field| self.expr(field, scope, fcx)).collect() })
             }
             // SI-D-5
             ExprKind::ShapeExpr(values) => {
@@ -216,9 +216,9 @@ impl Deriver<'_> {
             // SI-D-6
             ExprKind::If(i) => {
                 self.expr(&i.cond, scope, fcx);
-                let t = self.expr(&i.true_branch, scope, fcx);
-                let f = self.expr(&i.false_branch, scope, fcx);
-                self.with_env(scope, |env| unify_struct_info(&t, &f, env))
+                let s_t = self.expr(&i.true_branch, scope, fcx);
+                let s_f = self.expr(&i.false_branch, scope, fcx);
+                self.with_env(scope, |env| unify_struct_info(&s_t, &s_f, env))
             }
             ExprKind::SeqExpr(seq) => self.seq_expr(seq, scope, fcx),
             ExprKind::Function(f) => self.function(f, scope),
@@ -228,7 +228,7 @@ impl Deriver<'_> {
                 match &*st.kind {
                     StructInfoKind::Tuple { fields } => {
                         match usize::try_from(*index).ok().and_then(|i| fields.get(i)) {
-                            Some(f) => f.clone(),
+                            Some(field) => field.clone(),
                             None => {
                                 let n = fields.len();
                                 self.error(

@@ -44,15 +44,15 @@ fn annotation_type(v: &Var) -> Option<Type> {
 /// TY-1: type checks the module one global function at a time (callees first), with
 /// `Γ` prepopulated with the annotated types of the globals.
 pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
-    let mut c = Checker {
+    let mut checker = Checker {
         globals: HashMap::new(),
         sinfo,
         op_call_sites: OpCallSites::default(),
         diagnostics: Vec::new(),
         bindings: Vec::new(),
     };
-    let functions = check_globals(m, &mut c);
-    TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
+    let functions = check_globals(m, &mut checker);
+    TypeReport { diagnostics: checker.diagnostics, functions, bindings: checker.bindings }
 }
 
 impl GlobalRule for Checker<'_> {
@@ -99,16 +99,16 @@ impl Checker<'_> {
                 self.error("TY-2", format!("`{}` has no type here (it is not in scope)", v.name()), span);
                 Type::Object
             }),
-            ExprKind::GlobalVar(g) => self.globals.get(&g.name).cloned().unwrap_or_else(|| {
-                self.error("TY-2", format!("the module has no function `{}`", g.name), span);
+            ExprKind::GlobalVar(gv) => self.globals.get(&gv.name).cloned().unwrap_or_else(|| {
+                self.error("TY-2", format!("the module has no function `{}`", gv.name), span);
                 Type::Object
             }),
             // TY-3
-            ExprKind::Constant(a) => Type::DynTensor { ndim: a.shape.len() as i64, dtype: a.dtype },
+            ExprKind::Constant(data) => Type::DynTensor { ndim: data.shape.len() as i64, dtype: data.dtype },
             // TY-4
             ExprKind::ShapeExpr(ds) => Type::Shape { ndim: ds.len() as i64 },
             // TY-5
-            ExprKind::Tuple(fs) => Type::Tuple(fs.iter().map(|f| self.expr(f, gamma, fcx)).collect()),
+            ExprKind::Tuple(fields) => Type::Tuple(fields.iter().map(|field| self.expr(field, gamma, fcx)).collect()),
             // TY-6
             ExprKind::ExternFunc { .. } => Type::PackedFunc,
             ExprKind::Call(c) => self.call(e, c, gamma, fcx),
@@ -204,24 +204,24 @@ impl Checker<'_> {
 
     /// TY-10: a SeqExpr. `Γ` is extended by the bindings and restored afterwards (the
     /// caller's map is untouched).
-    fn seq_expr(&mut self, s: &SeqExpr, gamma: &Gamma, fcx: &mut FnCx) -> Type {
-        let mut g = gamma.clone();
-        for block in &s.blocks {
+    fn seq_expr(&mut self, seq: &SeqExpr, gamma: &Gamma, fcx: &mut FnCx) -> Type {
+        let mut gamma = gamma.clone();
+        for block in &seq.blocks {
             for b in &block.bindings {
                 if block.is_dataflow() {
-                    self.dataflow_purity(b, &g);
+                    self.dataflow_purity(b, &gamma);
                 }
-                self.binding(b, &mut g, fcx);
+                self.binding(b, &mut gamma, fcx);
             }
             // TY-10.2: DataflowVars leave Γ at the block's end.
             if block.is_dataflow() {
                 for v in block.bindings.iter().filter_map(|b| b.var()).filter(|v| v.is_dataflow()) {
-                    g.remove(v);
+                    gamma.remove(v);
                 }
             }
         }
         // TY-10.3
-        self.expr(&s.body, &g, fcx)
+        self.expr(&seq.body, &gamma, fcx)
     }
 
     /// TY-10.1.1: a binding in a DataflowBlock may not perform an impure call.
@@ -229,7 +229,7 @@ impl Checker<'_> {
         let ExprKind::Call(c) = &b.value().kind else { return };
         let callee_pure = match &c.op.kind {
             ExprKind::Var(v) => gamma.get(v).and_then(func_purity),
-            ExprKind::GlobalVar(g) => self.globals.get(&g.name).and_then(func_purity),
+            ExprKind::GlobalVar(gv) => self.globals.get(&gv.name).and_then(func_purity),
             _ => None,
         };
         if let Err(why) = call_purity(c, callee_pure) {
@@ -316,7 +316,7 @@ impl Checker<'_> {
     /// TY-11: a function's type. Nested functions check their own purity; their calls
     /// do not count toward the enclosing function's (proofs-notes/types.md, T-5).
     fn function(&mut self, f: &Function, gamma: &Gamma) -> Type {
-        let mut g = gamma.clone();
+        let mut gamma = gamma.clone();
         let mut arg_types = Vec::new();
         for p in &f.params {
             let t = match annotation_type(p) {
@@ -328,11 +328,11 @@ impl Checker<'_> {
                 }
             };
             // TY-11.2
-            g.insert(p.clone(), t.clone());
+            gamma.insert(p.clone(), t.clone());
             arg_types.push(t);
         }
         let mut fcx = FnCx::default();
-        let t_body = self.expr(&f.body, &g, &mut fcx);
+        let t_body = self.expr(&f.body, &gamma, &mut fcx);
         // TY-11.2.1 .. 11.2.3
         let (pure, diags) = resolve_purity(f, fcx.impure.as_ref(), f.span);
         self.diagnostics.extend(diags);

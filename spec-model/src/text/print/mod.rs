@@ -91,6 +91,6 @@ pub fn print_struct_info(s: &StructInfo) -> String {
     render(relax::standalone_struct_info(s), usize::MAX / 4).trim_end().to_string()
 }
 
-pub fn print_prim_expr(p: &PrimExpr) -> String {
-    render(relax::standalone_prim_expr(p), DEFAULT_WIDTH).trim_end().to_string()
+pub fn print_prim_expr(e: &PrimExpr) -> String {
+    render(relax::standalone_prim_expr(e), DEFAULT_WIDTH).trim_end().to_string()
 }

@@ -26,18 +26,18 @@ impl Scalar for PrimExpr {
 }
 
 impl RelaxPrinter {
-    pub(crate) fn prim(&self, p: &PrimExpr) -> Doc {
+    pub(crate) fn prim(&self, e: &PrimExpr) -> Doc {
         let name = |v: &crate::grammar::PrimVar| self.names.borrow_mut().prim(v);
         let other = |_: &PrimExpr, _: &ScalarPrinter<PrimExpr>| (txt("<?>"), P_ATOM);
         let sp = ScalarPrinter { int_default: RELAX_INT, float_default: DEFAULT_FLOAT, var_name: &name, other: &other };
-        sp.print(p).0
+        sp.print(e).0
     }
 
     /// A dimension; in a signature, one that mentions a shape variable is quoted
     /// (`"n"`, `"n * 2"`), which declares the variable if it is not yet in scope.
-    fn dim(&self, p: &PrimExpr, sig: bool) -> Doc {
-        let doc = self.prim(p);
-        if sig && !p.vars().is_empty() {
+    fn dim(&self, d: &PrimExpr, sig: bool) -> Doc {
+        let doc = self.prim(d);
+        if sig && !d.vars().is_empty() {
             let text = super::render(doc, usize::MAX).trim_end().replace('"', "'");
             txt(format!("\"{text}\""))
         } else {
