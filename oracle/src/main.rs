@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use oracle::check::{check_module, check_module_with, render_with_rule};
-use oracle::corpus::{by_rule, collect_files, run_file_with, Status};
+use oracle::corpus::{collect_files, report, run_file_with};
 use prover::{Backend, ShapeProver};
 use spec_model::text::{parse_module, print_module, DEFAULT_WIDTH};
 use std::io::Read;
@@ -322,50 +322,8 @@ fn main() -> ExitCode {
                 }
             };
             let reports: Vec<_> = files.iter().map(|f| run_file_with(f, bless)).collect();
-            let (mut pass, mut fail, mut skip) = (0, 0, 0);
-            for r in &reports {
-                match &r.status {
-                    Status::Pass => {
-                        pass += 1;
-                        println!("pass {}", r.path.display());
-                    }
-                    Status::Fail(why) => {
-                        fail += 1;
-                        // One line per file; details (a rendered diagnostic) indented under it.
-                        let mut lines = why.lines();
-                        println!("FAIL {}: {}", r.path.display(), lines.next().unwrap_or_default());
-                        for l in lines {
-                            println!("    | {l}");
-                        }
-                    }
-                    Status::Skip(why) => {
-                        skip += 1;
-                        println!("skip {}: {why}", r.path.display());
-                    }
-                }
-            }
-            if rules {
-                println!("\n{:<24} {:>5} {:>5} {:>5}", "rule", "pass", "fail", "skip");
-                for (rule, [p, f, s]) in by_rule(&reports) {
-                    println!("{rule:<24} {p:>5} {f:>5} {s:>5}");
-                }
-            }
-            let coverage = oracle::corpus::run_coverage(&reports);
-            if rules {
-                println!("\n{:<24} {:>5}", "run-time rule", "files");
-                for (rule, n) in &coverage {
-                    println!("{rule:<24} {n:>5}");
-                }
-            }
-            let missing: Vec<&str> = coverage.iter().filter(|(_, n)| *n == 0).map(|(r, _)| r.as_str()).collect();
-            println!(
-                "evaluation coverage: {} of {} run-time rules and operators exercised by run: lines{}",
-                coverage.len() - missing.len(),
-                coverage.len(),
-                if missing.is_empty() { String::new() } else { format!("; not exercised: {}", missing.join(", ")) }
-            );
-            println!("{pass} passed, {fail} failed, {skip} skipped");
-            if fail > 0 {
+            print!("{}", report::render(&reports, rules));
+            if report::any_failed(&reports) {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

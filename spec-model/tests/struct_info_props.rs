@@ -161,7 +161,7 @@ fn mentions_out_of_scope(s: &StructInfo, scope: &imbl::HashSet<spec_model::gramm
             let mut inner = scope.clone();
             let mut binders = Vec::new();
             for p in params.iter().flatten() {
-                spec_model::struct_info::aux::unbound_shape_vars(p, scope, &mut binders);
+                spec_model::struct_info::auxiliary::unbound_shape_vars(p, scope, &mut binders);
             }
             binders.into_iter().for_each(|v| {
                 inner.insert(v);

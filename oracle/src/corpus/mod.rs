@@ -3,6 +3,7 @@
 //! semantics not built yet are reported as skipped, never as passed.
 
 pub mod metadata;
+pub mod report;
 
 pub use metadata::{parse_metadata, Expectation, Metadata};
 

@@ -9,7 +9,7 @@
 //! (S-7), SI-D-8.2.1 applies when the bound variable is annotated (S-8), and SI-D-8.3.3
 //! warns when neither `S <<: Sv` nor `Sv <<: S` holds (S-9).
 
-use super::aux::{
+use super::auxiliary::{
     default_derive, erase_to_well_defined, get_shape_var_mapping, substitute_struct_info, unbound_shape_vars,
     ShapeVarMapping,
 };
@@ -23,7 +23,8 @@ use crate::grammar::{
 use crate::ops::{Op, OpRef};
 use crate::span::Span;
 use crate::text::print_struct_info;
-use crate::types::purity::{call_purity, declared_purity, is_force_pure, resolve_purity};
+use crate::types::globals::{check_globals, GlobalRule, OpCallSite, OpCallSites};
+use crate::types::purity::{resolve_purity, signature_purity, FnCx};
 use std::collections::HashMap;
 
 type Delta = imbl::HashMap<Var, StructInfo>;
@@ -45,26 +46,16 @@ pub struct SinfoReport {
     pub bindings: Vec<(String, Var, StructInfo)>,
     /// Each global Relax function's FuncStructInfo, in module order.
     pub functions: Vec<(String, StructInfo)>,
-    /// The StructInfo `FInferStructInfo` gave each operator call, keyed by the call
-    /// expression's address in the module (TY-7.1 erases it into the call's type).
-    pub op_calls: HashMap<usize, StructInfo>,
+    /// The StructInfo derived for each operator call (`FInferStructInfo`'s, or
+    /// `ObjectStructInfo` where it failed), by the call's site: TY-7.1 erases it into
+    /// the call's type.
+    pub op_calls: HashMap<OpCallSite, StructInfo>,
 }
 
 impl SinfoReport {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.is_error())
     }
-}
-
-/// The address identifying an expression of the module being checked.
-pub fn expr_key(e: &Expr) -> usize {
-    e as *const Expr as usize
-}
-
-/// The first impure call a function body performs (TY-11.2.1), for its FuncStructInfo.
-#[derive(Default)]
-struct FnCx {
-    impure: Option<(Span, String)>,
 }
 
 struct Deriver<'m> {
@@ -74,6 +65,8 @@ struct Deriver<'m> {
     report: SinfoReport,
     /// The global function being derived.
     current: String,
+    /// The sites of its operator calls, the keys of `report.op_calls`.
+    op_call_sites: OpCallSites,
 }
 
 /// The values of a shape-typed variable, from its StructInfo in Δ.
@@ -105,33 +98,41 @@ fn rename_binders(si: &StructInfo, sigma: &Sigma) -> StructInfo {
 /// SI-D-1: derives the StructInfo of every global function (callees first), of every
 /// binding, and of every operator call.
 pub fn derive_struct_info(m: &IRModule, prover: &dyn ShapeProver) -> SinfoReport {
-    let mut d =
-        Deriver { module: m, prover, globals: HashMap::new(), report: SinfoReport::default(), current: String::new() };
-    // Prepopulate Δ with every global's annotated signature: needed for the
-    // (mutually) recursive ones, a sound fallback for any other reference.
-    for (gv, f) in &m.functions {
-        let si = match f {
+    let mut deriver = Deriver {
+        module: m,
+        prover,
+        globals: HashMap::new(),
+        report: SinfoReport::default(),
+        current: String::new(),
+        op_call_sites: OpCallSites::default(),
+    };
+    deriver.report.functions = check_globals(m, &mut deriver);
+    deriver.report
+}
+
+impl GlobalRule for Deriver<'_> {
+    type Judgement = StructInfo;
+
+    fn declared(f: &BaseFunc) -> StructInfo {
+        match f {
             BaseFunc::Relax(f) => {
                 let ret = f.ret_struct_info.clone().unwrap_or_else(StructInfo::object);
-                rename_binders(&signature(f, ret, declared_purity(f) == Some(true) || is_force_pure(f)), &Sigma::new())
+                rename_binders(&signature(f, ret, signature_purity(f)), &Sigma::new())
             }
             BaseFunc::Tir(_) => StructInfo::object(),
-        };
-        d.globals.insert(gv.name.clone(), si);
-    }
-    for name in crate::well_formed::globals_callee_first(m) {
-        let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
-        d.current = name.clone();
-        let si = d.function(f, &Scope::default());
-        d.globals.insert(name, rename_binders(&si, &Sigma::new()));
-    }
-    for (gv, f) in &m.functions {
-        if let BaseFunc::Relax(_) = f {
-            let si = d.globals.get(&gv.name).cloned().unwrap_or_else(StructInfo::object);
-            d.report.functions.push((gv.name.clone(), si));
         }
     }
-    d.report
+
+    fn global_function(&mut self, name: &str, f: &Function) -> StructInfo {
+        self.current = name.to_string();
+        self.op_call_sites.start(name);
+        let si = self.function(f, &Scope::default());
+        rename_binders(&si, &Sigma::new())
+    }
+
+    fn globals(&mut self) -> &mut HashMap<String, StructInfo> {
+        &mut self.globals
+    }
 }
 
 impl Deriver<'_> {
@@ -189,25 +190,25 @@ impl Deriver<'_> {
                     StructInfo::object()
                 }
             },
-            ExprKind::GlobalVar(g) => match self.globals.get(&g.name) {
+            ExprKind::GlobalVar(gv) => match self.globals.get(&gv.name) {
                 Some(s) => s.clone(),
                 None => {
-                    self.error("SI-D-2", format!("the module has no function `{}`", g.name), span);
+                    self.error("SI-D-2", format!("the module has no function `{}`", gv.name), span);
                     StructInfo::object()
                 }
             },
             // SI-D-3
-            ExprKind::Constant(a) => {
-                let dims = a.shape.iter().map(|&d| PrimExpr::int(d.min(i64::MAX as u64) as i64)).collect();
+            ExprKind::Constant(data) => {
+                let dims = data.shape.iter().map(|&d| PrimExpr::int(d.min(i64::MAX as u64) as i64)).collect();
                 mk(StructInfoKind::Tensor {
                     shape: Some(Expr::new(ExprKind::ShapeExpr(dims), span)),
-                    dtype: a.dtype,
-                    ndim: a.shape.len() as i64,
+                    dtype: data.dtype,
+                    ndim: data.shape.len() as i64,
                 })
             }
             // SI-D-4
             ExprKind::Tuple(fields) => {
-                mk(StructInfoKind::Tuple { fields: fields.iter().map(|f| self.expr(f, scope, fcx)).collect() })
+                mk(StructInfoKind::Tuple { fields: fields.iter().map(|field| self.expr(field, scope, fcx)).collect() })
             }
             // SI-D-5
             ExprKind::ShapeExpr(values) => {
@@ -216,9 +217,9 @@ impl Deriver<'_> {
             // SI-D-6
             ExprKind::If(i) => {
                 self.expr(&i.cond, scope, fcx);
-                let t = self.expr(&i.true_branch, scope, fcx);
-                let f = self.expr(&i.false_branch, scope, fcx);
-                self.with_env(scope, |env| unify_struct_info(&t, &f, env))
+                let s_t = self.expr(&i.true_branch, scope, fcx);
+                let s_f = self.expr(&i.false_branch, scope, fcx);
+                self.with_env(scope, |env| unify_struct_info(&s_t, &s_f, env))
             }
             ExprKind::SeqExpr(seq) => self.seq_expr(seq, scope, fcx),
             ExprKind::Function(f) => self.function(f, scope),
@@ -228,7 +229,7 @@ impl Deriver<'_> {
                 match &*st.kind {
                     StructInfoKind::Tuple { fields } => {
                         match usize::try_from(*index).ok().and_then(|i| fields.get(i)) {
-                            Some(f) => f.clone(),
+                            Some(field) => field.clone(),
                             None => {
                                 let n = fields.len();
                                 self.error(
@@ -253,6 +254,13 @@ impl Deriver<'_> {
                 derive_func: Some(DeriveFunc::Default),
                 purity: false,
             }),
+            // An operator call's StructInfo is kept by its site for TY-7.1.
+            ExprKind::Call(c) if matches!(c.op.kind, ExprKind::Op(_)) => {
+                let site = self.op_call_sites.next();
+                let si = self.call(e, c, scope, fcx);
+                self.report.op_calls.insert(site, si.clone());
+                si
+            }
             ExprKind::Call(c) => self.call(e, c, scope, fcx),
             // SI-D-13, SI-D-14 (later draft)
             ExprKind::PrimValue(p) => mk(StructInfoKind::Prim { dtype: p.dtype() }),
@@ -381,7 +389,7 @@ impl Deriver<'_> {
         // SI-D-11.1: an operator's FInferStructInfo.
         if let ExprKind::Op(op) = &c.op.kind {
             let args: Vec<StructInfo> = c.args.iter().map(|a| self.expr(a, scope, fcx)).collect();
-            self.note_purity(c, None, span, fcx);
+            fcx.note_call(c, None, span);
             let OpRef::Registered(op) = op else {
                 self.warn("SI-D-11.1", format!("`{op}` is not a registered operator; its result is Object"), span);
                 return StructInfo::object();
@@ -399,7 +407,7 @@ impl Deriver<'_> {
             );
             return StructInfo::object();
         };
-        self.note_purity(c, params.as_ref().map(|_| *purity), span, fcx);
+        fcx.note_call(c, params.as_ref().map(|_| *purity), span);
         let Some(params) = params else {
             // SI-D-11.2.2: the derive_func macro decides.
             return match (derive_func, &c.op.kind) {
@@ -451,21 +459,11 @@ impl Deriver<'_> {
         match r {
             Ok(inferred) => {
                 self.report.diagnostics.extend(inferred.warnings);
-                self.report.op_calls.insert(expr_key(e), inferred.struct_info.clone());
                 inferred.struct_info
             }
             Err(d) => {
                 self.report.diagnostics.push(*d);
                 StructInfo::object()
-            }
-        }
-    }
-
-    /// Records the first impure call of the current function (TY-11.2.1).
-    fn note_purity(&self, c: &Call, callee_pure: Option<bool>, span: Span, fcx: &mut FnCx) {
-        if fcx.impure.is_none() {
-            if let Err(why) = call_purity(c, callee_pure) {
-                fcx.impure = Some((span, why));
             }
         }
     }

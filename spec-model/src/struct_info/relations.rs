@@ -4,7 +4,7 @@
 //! Shape equalities are decided best-effort by a [`ShapeProver`]; purity is compared
 //! like SUB-6.1 (an extension the spec's invariants need, proofs-notes/struct-info.md).
 
-use super::aux::{get_shape_var_mapping, substitute_struct_info};
+use super::auxiliary::{get_shape_var_mapping, substitute_struct_info};
 use super::prover::{ShapeProver, Verdict};
 use crate::grammar::{DeriveFunc, Expr, ExprKind, PrimExpr, PrimVar, StructInfo, StructInfoKind, Var};
 use imbl::HashSet as PSet;
@@ -194,7 +194,7 @@ pub fn check_compatibility(s1: &StructInfo, s2: &StructInfo, env: &SiEnv) -> Com
                         );
                     }
                     // Bind the unbound shape variables of S1's parameters to S2's (6.3.2).
-                    let mut m = super::aux::ShapeVarMapping::new();
+                    let mut m = super::auxiliary::ShapeVarMapping::new();
                     for (a, b) in p1.iter().zip(p2) {
                         for (k, v) in get_shape_var_mapping(a, b, &env.shapes) {
                             m.entry(k).or_insert(v);

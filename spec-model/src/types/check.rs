@@ -2,16 +2,18 @@
 //!
 //! TY-7.1 erases the StructInfo an operator's `FInferStructInfo` gives the call; that
 //! needs the arguments' StructInfo, so type checking runs after StructInfo derivation
-//! and reads the results it recorded ([`SinfoReport::op_calls`]). An operator call the
-//! derivation rejected (its error is already reported) has type `ObjectType`.
+//! and reads the results it recorded ([`SinfoReport::op_calls`]) by each call's site
+//! ([`OpCallSite`](super::OpCallSite)). An operator call the derivation rejected (its
+//! error is already reported) has type `ObjectType`.
 
-use super::purity::{call_purity, declared_purity, is_force_pure, resolve_purity};
+use super::globals::{check_globals, GlobalRule, OpCallSites};
+use super::purity::{call_purity, resolve_purity, signature_purity, FnCx};
 use super::subtype::{erase_struct_info, find_lub, is_subtype, type_name};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{BaseFunc, Binding, Call, Expr, ExprKind, Function, IRModule, SeqExpr, Type, Var};
 use crate::span::Span;
 use crate::struct_info::default_derive;
-use crate::struct_info::derive::{expr_key, SinfoReport};
+use crate::struct_info::SinfoReport;
 use std::collections::HashMap;
 
 type Gamma = imbl::HashMap<Var, Type>;
@@ -26,15 +28,11 @@ pub struct TypeReport {
     pub bindings: Vec<(Var, Type)>,
 }
 
-/// The first impure call a function body performs (TY-11.2.1).
-#[derive(Default)]
-struct FnCx {
-    impure: Option<(Span, String)>,
-}
-
 struct Checker<'m> {
     globals: HashMap<String, Type>,
     sinfo: &'m SinfoReport,
+    /// The sites of the current global function's operator calls, to read `sinfo.op_calls`.
+    op_call_sites: OpCallSites,
     diagnostics: Vec<Diagnostic>,
     bindings: Vec<(Var, Type)>,
 }
@@ -46,30 +44,39 @@ fn annotation_type(v: &Var) -> Option<Type> {
 /// TY-1: type checks the module one global function at a time (callees first), with
 /// `Γ` prepopulated with the annotated types of the globals.
 pub fn check_types(m: &IRModule, sinfo: &SinfoReport) -> TypeReport {
-    let mut c = Checker { globals: HashMap::new(), sinfo, diagnostics: Vec::new(), bindings: Vec::new() };
-    for (gv, f) in &m.functions {
-        let t = match f {
+    let mut checker = Checker {
+        globals: HashMap::new(),
+        sinfo,
+        op_call_sites: OpCallSites::default(),
+        diagnostics: Vec::new(),
+        bindings: Vec::new(),
+    };
+    let functions = check_globals(m, &mut checker);
+    TypeReport { diagnostics: checker.diagnostics, functions, bindings: checker.bindings }
+}
+
+impl GlobalRule for Checker<'_> {
+    type Judgement = Type;
+
+    fn declared(f: &BaseFunc) -> Type {
+        match f {
             BaseFunc::Relax(f) => {
                 let ret = f.ret_struct_info.as_ref().map_or(Type::Object, erase_struct_info);
-                signature_type(f, ret, declared_purity(f) == Some(true) || is_force_pure(f))
+                signature_type(f, ret, signature_purity(f))
             }
             // PrimFuncs evaluate to objects opaque to Relax (Program Entry Point).
             BaseFunc::Tir(_) => Type::Object,
-        };
-        c.globals.insert(gv.name.clone(), t);
+        }
     }
-    for name in crate::well_formed::globals_callee_first(m) {
-        let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
-        let t = c.function(f, &Gamma::new());
-        c.globals.insert(name, t);
+
+    fn global_function(&mut self, name: &str, f: &Function) -> Type {
+        self.op_call_sites.start(name);
+        self.function(f, &Gamma::new())
     }
-    let functions = m
-        .functions
-        .iter()
-        .filter(|(_, f)| matches!(f, BaseFunc::Relax(_)))
-        .map(|(gv, _)| (gv.name.clone(), c.globals.get(&gv.name).cloned().unwrap_or(Type::Object)))
-        .collect();
-    TypeReport { diagnostics: c.diagnostics, functions, bindings: c.bindings }
+
+    fn globals(&mut self) -> &mut HashMap<String, Type> {
+        &mut self.globals
+    }
 }
 
 /// `FuncType([T1, ..., Tn], ret, pure)` from the parameters' annotations.
@@ -83,14 +90,6 @@ impl Checker<'_> {
         self.diagnostics.push(Diagnostic::error(rule, message, span));
     }
 
-    fn note_purity(c: &Call, callee_pure: Option<bool>, span: Span, fcx: &mut FnCx) {
-        if fcx.impure.is_none() {
-            if let Err(why) = call_purity(c, callee_pure) {
-                fcx.impure = Some((span, why));
-            }
-        }
-    }
-
     /// The type of `e` under `Γ` (TY-2..10).
     fn expr(&mut self, e: &Expr, gamma: &Gamma, fcx: &mut FnCx) -> Type {
         let span = e.span;
@@ -100,16 +99,16 @@ impl Checker<'_> {
                 self.error("TY-2", format!("`{}` has no type here (it is not in scope)", v.name()), span);
                 Type::Object
             }),
-            ExprKind::GlobalVar(g) => self.globals.get(&g.name).cloned().unwrap_or_else(|| {
-                self.error("TY-2", format!("the module has no function `{}`", g.name), span);
+            ExprKind::GlobalVar(gv) => self.globals.get(&gv.name).cloned().unwrap_or_else(|| {
+                self.error("TY-2", format!("the module has no function `{}`", gv.name), span);
                 Type::Object
             }),
             // TY-3
-            ExprKind::Constant(a) => Type::DynTensor { ndim: a.shape.len() as i64, dtype: a.dtype },
+            ExprKind::Constant(data) => Type::DynTensor { ndim: data.shape.len() as i64, dtype: data.dtype },
             // TY-4
             ExprKind::ShapeExpr(ds) => Type::Shape { ndim: ds.len() as i64 },
             // TY-5
-            ExprKind::Tuple(fs) => Type::Tuple(fs.iter().map(|f| self.expr(f, gamma, fcx)).collect()),
+            ExprKind::Tuple(fields) => Type::Tuple(fields.iter().map(|field| self.expr(field, gamma, fcx)).collect()),
             // TY-6
             ExprKind::ExternFunc { .. } => Type::PackedFunc,
             ExprKind::Call(c) => self.call(e, c, gamma, fcx),
@@ -159,23 +158,24 @@ impl Checker<'_> {
         let span = e.span;
         // TY-7.1: an operator's FInferStructInfo, erased.
         if let ExprKind::Op(_) = &c.op.kind {
+            let site = self.op_call_sites.next();
             c.args.iter().for_each(|a| {
                 self.expr(a, gamma, fcx);
             });
-            Self::note_purity(c, None, span, fcx);
-            return self.sinfo.op_calls.get(&expr_key(e)).map_or(Type::Object, erase_struct_info);
+            fcx.note_call(c, None, span);
+            return self.sinfo.op_calls.get(&site).map_or(Type::Object, erase_struct_info);
         }
         let tf = self.expr(&c.op, gamma, fcx);
         let targs: Vec<Type> = c.args.iter().map(|a| self.expr(a, gamma, fcx)).collect();
         match &tf {
             // TY-7.2: a packed function's result comes from the StructInfo arguments.
             Type::PackedFunc => {
-                Self::note_purity(c, None, span, fcx);
+                fcx.note_call(c, None, span);
                 erase_struct_info(&default_derive(c))
             }
             // TY-7.3
             Type::Func { arg_types, ret_type, pure } => {
-                Self::note_purity(c, Some(*pure), span, fcx);
+                fcx.note_call(c, Some(*pure), span);
                 if arg_types.len() != targs.len() {
                     let msg = format!("the function takes {} arguments, {} given", arg_types.len(), targs.len());
                     self.error("TY-7.3", msg, span);
@@ -195,7 +195,7 @@ impl Checker<'_> {
                 (**ret_type).clone()
             }
             _ => {
-                Self::note_purity(c, None, span, fcx);
+                fcx.note_call(c, None, span);
                 self.error("TY-7.3", format!("calling a value of type {}, not a function", type_name(&tf)), span);
                 Type::Object
             }
@@ -204,24 +204,24 @@ impl Checker<'_> {
 
     /// TY-10: a SeqExpr. `Γ` is extended by the bindings and restored afterwards (the
     /// caller's map is untouched).
-    fn seq_expr(&mut self, s: &SeqExpr, gamma: &Gamma, fcx: &mut FnCx) -> Type {
-        let mut g = gamma.clone();
-        for block in &s.blocks {
+    fn seq_expr(&mut self, seq: &SeqExpr, gamma: &Gamma, fcx: &mut FnCx) -> Type {
+        let mut gamma = gamma.clone();
+        for block in &seq.blocks {
             for b in &block.bindings {
                 if block.is_dataflow() {
-                    self.dataflow_purity(b, &g);
+                    self.dataflow_purity(b, &gamma);
                 }
-                self.binding(b, &mut g, fcx);
+                self.binding(b, &mut gamma, fcx);
             }
             // TY-10.2: DataflowVars leave Γ at the block's end.
             if block.is_dataflow() {
                 for v in block.bindings.iter().filter_map(|b| b.var()).filter(|v| v.is_dataflow()) {
-                    g.remove(v);
+                    gamma.remove(v);
                 }
             }
         }
         // TY-10.3
-        self.expr(&s.body, &g, fcx)
+        self.expr(&seq.body, &gamma, fcx)
     }
 
     /// TY-10.1.1: a binding in a DataflowBlock may not perform an impure call.
@@ -229,7 +229,7 @@ impl Checker<'_> {
         let ExprKind::Call(c) = &b.value().kind else { return };
         let callee_pure = match &c.op.kind {
             ExprKind::Var(v) => gamma.get(v).and_then(func_purity),
-            ExprKind::GlobalVar(g) => self.globals.get(&g.name).and_then(func_purity),
+            ExprKind::GlobalVar(gv) => self.globals.get(&gv.name).and_then(func_purity),
             _ => None,
         };
         if let Err(why) = call_purity(c, callee_pure) {
@@ -316,7 +316,7 @@ impl Checker<'_> {
     /// TY-11: a function's type. Nested functions check their own purity; their calls
     /// do not count toward the enclosing function's (proofs-notes/types.md, T-5).
     fn function(&mut self, f: &Function, gamma: &Gamma) -> Type {
-        let mut g = gamma.clone();
+        let mut gamma = gamma.clone();
         let mut arg_types = Vec::new();
         for p in &f.params {
             let t = match annotation_type(p) {
@@ -328,11 +328,11 @@ impl Checker<'_> {
                 }
             };
             // TY-11.2
-            g.insert(p.clone(), t.clone());
+            gamma.insert(p.clone(), t.clone());
             arg_types.push(t);
         }
         let mut fcx = FnCx::default();
-        let t_body = self.expr(&f.body, &g, &mut fcx);
+        let t_body = self.expr(&f.body, &gamma, &mut fcx);
         // TY-11.2.1 .. 11.2.3
         let (pure, diags) = resolve_purity(f, fcx.impure.as_ref(), f.span);
         self.diagnostics.extend(diags);

@@ -34,6 +34,32 @@ pub fn call_purity(call: &Call, callee_pure: Option<bool>) -> Result<(), String>
     }
 }
 
+/// The purity scan of one function body (TY-11.2.1): the first impure call the body
+/// performs, with where it is and why it is impure. A nested function literal's body
+/// gets its own.
+#[derive(Default)]
+pub struct FnCx {
+    pub impure: Option<(Span, String)>,
+}
+
+impl FnCx {
+    /// Notes the call `c` at `span` (`callee_pure` as for [`call_purity`]); only the
+    /// first impure call is kept.
+    pub fn note_call(&mut self, c: &Call, callee_pure: Option<bool>, span: Span) {
+        if self.impure.is_none() {
+            if let Err(why) = call_purity(c, callee_pure) {
+                self.impure = Some((span, why));
+            }
+        }
+    }
+}
+
+/// The purity a global's signature states before its body is checked: pure when
+/// annotated `pure=True` or `force_pure` (TY-1 and SI-D-1 put it in `Γ` and `Δ`).
+pub fn signature_purity(f: &Function) -> bool {
+    declared_purity(f) == Some(true) || is_force_pure(f)
+}
+
 /// The function's annotated purity (the `pure` attribute), if given.
 pub fn declared_purity(f: &Function) -> Option<bool> {
     match f.attrs.get("pure") {

@@ -5,6 +5,7 @@
 //! global function (a shadowed `x` prints as `x_1`, as TVM's printer does), so the
 //! printed text never depends on Python's shadowing rules.
 
+mod literal;
 mod names;
 mod relax;
 mod scalar;
@@ -66,40 +67,6 @@ pub(crate) fn block(header: Doc, body: Vec<Doc>) -> Doc {
     header.append(txt(":")).append(RcDoc::hardline().append(RcDoc::intersperse(body, RcDoc::hardline())).nest(4))
 }
 
-/// A Python string literal.
-pub(crate) fn string_lit(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A float as Python reads it back exactly (`float("nan")` etc. for non-finite values).
-pub(crate) fn float_lit(f: f64) -> String {
-    if f.is_nan() {
-        if f.is_sign_negative() { "-float(\"nan\")" } else { "float(\"nan\")" }.into()
-    } else if f.is_infinite() {
-        if f > 0.0 {
-            "float(\"inf\")".into()
-        } else {
-            "-float(\"inf\")".into()
-        }
-    } else {
-        format!("{f:?}")
-    }
-}
-
 pub(crate) fn render(doc: Doc, width: usize) -> String {
     let mut out = String::new();
     for line in doc.pretty(width).to_string().lines() {
@@ -124,6 +91,6 @@ pub fn print_struct_info(s: &StructInfo) -> String {
     render(relax::standalone_struct_info(s), usize::MAX / 4).trim_end().to_string()
 }
 
-pub fn print_prim_expr(p: &PrimExpr) -> String {
-    render(relax::standalone_prim_expr(p), DEFAULT_WIDTH).trim_end().to_string()
+pub fn print_prim_expr(e: &PrimExpr) -> String {
+    render(relax::standalone_prim_expr(e), DEFAULT_WIDTH).trim_end().to_string()
 }

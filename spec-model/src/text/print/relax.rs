@@ -1,8 +1,8 @@
 //! Modules, Relax functions, binding blocks, bindings and expressions.
 
+use super::literal::{attr_dict, attr_value, constant, string_lit};
 use super::names::Names;
-use super::sinfo::{attr_dict, attr_value, constant};
-use super::{block, call, string_lit, tuple, txt, Doc};
+use super::{block, call, tuple, txt, Doc};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,
@@ -32,12 +32,12 @@ pub(crate) fn module(m: &IRModule) -> Doc {
         .iter()
         .map(|(gv, f)| match f {
             BaseFunc::Relax(func) => {
-                let p = RelaxPrinter {
+                let printer = RelaxPrinter {
                     names: RefCell::new(Names::new(reserved.clone())),
                     bare_globals: standalone,
                     module_name: m.name.clone(),
                 };
-                p.global_function(&gv.name, func)
+                printer.global_function(&gv.name, func)
             }
             BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone()),
         })
@@ -69,15 +69,15 @@ pub(crate) fn standalone_struct_info(s: &StructInfo) -> Doc {
     fresh_printer().sinfo(s, false)
 }
 
-pub(crate) fn standalone_prim_expr(p: &PrimExpr) -> Doc {
-    fresh_printer().prim(p)
+pub(crate) fn standalone_prim_expr(e: &PrimExpr) -> Doc {
+    fresh_printer().prim(e)
 }
 
 /// Shape variables mentioned in `e` (annotations, shapes, nested functions), in
 /// textual order.
 fn shape_vars_in(e: &Expr, out: &mut Vec<PrimVar>) {
-    fn push(p: &PrimExpr, out: &mut Vec<PrimVar>) {
-        p.for_each_var(&mut |v| {
+    fn push(e: &PrimExpr, out: &mut Vec<PrimVar>) {
+        e.for_each_var(&mut |v| {
             if !out.contains(v) {
                 out.push(v.clone())
             }
@@ -90,7 +90,7 @@ fn shape_vars_in(e: &Expr, out: &mut Vec<PrimVar>) {
     }
     match &e.kind {
         ExprKind::ShapeExpr(ds) => ds.iter().for_each(|d| push(d, out)),
-        ExprKind::PrimValue(p) => push(p, out),
+        ExprKind::PrimValue(value) => push(value, out),
         ExprKind::Tuple(fs) => fs.iter().for_each(|f| shape_vars_in(f, out)),
         ExprKind::Call(c) => {
             shape_vars_in(&c.op, out);
@@ -196,9 +196,9 @@ impl RelaxPrinter {
     fn function(&self, name: &str, f: &Function, global: Option<bool>) -> Doc {
         let mut options = Vec::new();
         let mut attrs = f.attrs.0.clone();
-        if let Some(AttrValue::Bool(p)) = attrs.get("pure").cloned() {
+        if let Some(AttrValue::Bool(pure)) = attrs.get("pure").cloned() {
             attrs.remove("pure");
-            options.push(format!("pure={}", if p { "True" } else { "False" }));
+            options.push(format!("pure={}", if pure { "True" } else { "False" }));
         }
         if !matches!(f.body.kind, ExprKind::SeqExpr(_)) {
             options.push("seq_body=False".into());
@@ -412,7 +412,7 @@ impl RelaxPrinter {
             ExprKind::ShapeExpr(ds) => call("R.shape", vec![super::list(ds.iter().map(|d| self.prim(d)).collect())]),
             ExprKind::TupleGetItem { tuple_value, index } => self.expr(tuple_value).append(txt(format!("[{index}]"))),
             ExprKind::Op(op) => txt(op.script_name()),
-            ExprKind::PrimValue(p) => call("R.prim_value", vec![self.prim(p)]),
+            ExprKind::PrimValue(value) => call("R.prim_value", vec![self.prim(value)]),
             ExprKind::StringImm(s) => call("R.str", vec![txt(string_lit(s))]),
             ExprKind::DataTypeImm(d) => call("R.dtype", vec![txt(string_lit(&d.to_string()))]),
             // Not expressible in TVMScript outside the places the printer handles.

@@ -1,7 +1,8 @@
 //! Printing scalar expressions: Relax `PrimExpr`s and TIR expressions share the
 //! operators, precedence and the rule for when a literal may be written bare.
 
-use super::{call, float_lit, txt, Doc};
+use super::literal::float_lit;
+use super::{call, txt, Doc};
 use crate::grammar::{DataType, PrimBinOp, PrimVar, TypeCode};
 use crate::text::elab::prim::coerced_literal_dtype;
 
@@ -53,8 +54,8 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
     /// Prints `e` as an operand in the given position.
     pub fn operand(&self, e: &E, how: Operand) -> (Doc, u8) {
         match e.view() {
-            View::Int(v, d) => self.literal(Literal::Int(v), d, how),
-            View::Float(v, d) => self.literal(Literal::Float(v), d, how),
+            View::Int(v, dtype) => self.literal(Literal::Int(v), dtype, how),
+            View::Float(v, dtype) => self.literal(Literal::Float(v), dtype, how),
             _ => self.print(e),
         }
     }
@@ -69,25 +70,25 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
     pub fn print(&self, e: &E) -> (Doc, u8) {
         match e.view() {
             View::Var(v) => (txt((self.var_name)(v)), P_ATOM),
-            View::Int(v, d) => self.literal(Literal::Int(v), d, Operand::Alone),
-            View::Float(v, d) => self.literal(Literal::Float(v), d, Operand::Alone),
+            View::Int(v, dtype) => self.literal(Literal::Int(v), dtype, Operand::Alone),
+            View::Float(v, dtype) => self.literal(Literal::Float(v), dtype, Operand::Alone),
             View::Bin(op, a, b) => self.binary(op, a, b),
             View::Not(a) => (txt("not ").append(self.at_least(a, Operand::Alone, P_NOT)), P_NOT),
             View::Select(c, a, b) => {
                 (call("T.Select", vec![self.print(c).0, self.print(a).0, self.print(b).0]), P_ATOM)
             }
-            View::Cast(d, a) => (call("T.Cast", vec![txt(format!("\"{d}\"")), self.print(a).0]), P_ATOM),
+            View::Cast(dtype, a) => (call("T.Cast", vec![txt(format!("\"{dtype}\"")), self.print(a).0]), P_ATOM),
             View::Other => (self.other)(e, self),
         }
     }
 
     /// Prints `e` parenthesized unless its precedence is at least `min`.
     pub fn at_least(&self, e: &E, how: Operand, min: u8) -> Doc {
-        let (d, p) = self.operand(e, how);
-        if p >= min {
-            d
+        let (doc, prec) = self.operand(e, how);
+        if prec >= min {
+            doc
         } else {
-            txt("(").append(d).append(txt(")"))
+            txt("(").append(doc).append(txt(")"))
         }
     }
 
@@ -108,8 +109,8 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
     /// Does this literal print bare where nothing converts it?
     fn is_default(&self, e: &E) -> bool {
         match e.view() {
-            View::Int(_, d) => d == self.int_default || d.is_bool(),
-            View::Float(v, d) => d == self.float_default && v.is_finite(),
+            View::Int(_, dtype) => dtype == self.int_default || dtype.is_bool(),
+            View::Float(v, dtype) => dtype == self.float_default && v.is_finite(),
             _ => false,
         }
     }

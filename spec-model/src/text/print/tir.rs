@@ -2,10 +2,10 @@
 //! `T.match_buffer` when it is symbolic, as TVM prints), shape-variable
 //! declarations, loops (`T.grid` for perfect nests), blocks and statements.
 
+use super::literal::{attr_dict, string_lit};
 use super::names::Names;
 use super::scalar::{Scalar, ScalarPrinter, View, P_ATOM};
-use super::sinfo::attr_dict;
-use super::{block, call, list, string_lit, tuple, txt, Doc};
+use super::{block, call, list, tuple, txt, Doc};
 use crate::grammar::tir::{
     Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr,
     TirExprKind,
