@@ -1,0 +1,138 @@
+//! Python literals as attribute values and small argument helpers.
+
+use crate::grammar::{AttrValue, FloatLit};
+use crate::text::error::{ParseError, ParseResult};
+use crate::text::py_ast::{PyExpr, PyExprKind, UnaryOp};
+use std::collections::BTreeMap;
+
+/// An attribute value: `None`, booleans, integers, floats, strings, and lists,
+/// tuples or string-keyed dicts of those.
+pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
+    Ok(match &e.kind {
+        PyExprKind::NoneLit => AttrValue::None,
+        PyExprKind::Bool(b) => AttrValue::Bool(*b),
+        PyExprKind::Int(_)
+        | PyExprKind::Unary { op: UnaryOp::Neg, .. }
+        | PyExprKind::Float(_)
+        | PyExprKind::Call { .. } => match number(e)? {
+            Number::Int(i) => AttrValue::Int(
+                i64::try_from(i).map_err(|_| ParseError::syntax("this integer does not fit in 64 bits", e.span))?,
+            ),
+            Number::Float(f) => AttrValue::Float(FloatLit(f)),
+        },
+        PyExprKind::Str(s) => AttrValue::Str(s.clone()),
+        PyExprKind::List(items) | PyExprKind::Tuple(items) => {
+            AttrValue::List(items.iter().map(attr_value).collect::<ParseResult<_>>()?)
+        }
+        PyExprKind::Dict(items) => AttrValue::Dict(attr_dict(items)?),
+        _ => {
+            return Err(ParseError::syntax(
+                format!("expected an attribute value (a literal, list or dict), found {}", e.describe()),
+                e.span,
+            ))
+        }
+    })
+}
+
+pub(crate) fn attr_dict(items: &[(PyExpr, PyExpr)]) -> ParseResult<BTreeMap<String, AttrValue>> {
+    let mut out = BTreeMap::new();
+    for (k, v) in items {
+        let PyExprKind::Str(key) = &k.kind else {
+            return Err(ParseError::syntax("attribute names must be strings", k.span));
+        };
+        if out.insert(key.clone(), attr_value(v)?).is_some() {
+            return Err(ParseError::syntax(format!("attribute `{key}` is given twice"), k.span));
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+/// A numeric literal, possibly negated (`-3`, `-1.5`, `- -2`), including the
+/// non-finite floats `float("nan")`, `float("inf")` and `float("-inf")`.
+pub(crate) fn number(e: &PyExpr) -> ParseResult<Number> {
+    match &e.kind {
+        PyExprKind::Call { func, args, keywords } if func.dotted_name().as_deref() == Some("float") => {
+            let bad = || ParseError::syntax("expected float(\"nan\"), float(\"inf\") or float(\"-inf\")", e.span);
+            match (args.as_slice(), keywords.is_empty()) {
+                ([PyExpr { kind: PyExprKind::Str(s), .. }], true) => match s.trim().to_ascii_lowercase().as_str() {
+                    "nan" => Ok(Number::Float(f64::NAN)),
+                    "inf" | "+inf" | "infinity" => Ok(Number::Float(f64::INFINITY)),
+                    "-inf" | "-infinity" => Ok(Number::Float(f64::NEG_INFINITY)),
+                    _ => Err(bad()),
+                },
+                _ => Err(bad()),
+            }
+        }
+        PyExprKind::Int(Some(i)) => Ok(Number::Int(*i)),
+        PyExprKind::Int(None) => Err(ParseError::syntax("this integer literal is too large", e.span)),
+        PyExprKind::Float(f) => Ok(Number::Float(*f)),
+        PyExprKind::Unary { op: UnaryOp::Neg, operand } => Ok(match number(operand)? {
+            Number::Int(i) => Number::Int(-i),
+            Number::Float(f) => Number::Float(-f),
+        }),
+        PyExprKind::Unary { op: UnaryOp::Pos, operand } => number(operand),
+        _ => Err(ParseError::syntax(format!("expected a number, found {}", e.describe()), e.span)),
+    }
+}
+
+pub(crate) fn expect_str(e: &PyExpr, what: &str) -> ParseResult<String> {
+    match &e.kind {
+        PyExprKind::Str(s) => Ok(s.clone()),
+        _ => Err(ParseError::syntax(format!("expected {what} (a string), found {}", e.describe()), e.span)),
+    }
+}
+
+pub(crate) fn expect_bool(e: &PyExpr, what: &str) -> ParseResult<bool> {
+    match &e.kind {
+        PyExprKind::Bool(b) => Ok(*b),
+        _ => Err(ParseError::syntax(format!("expected {what} (True or False), found {}", e.describe()), e.span)),
+    }
+}
+
+pub(crate) fn expect_int(e: &PyExpr, what: &str) -> ParseResult<i64> {
+    match number(e) {
+        Ok(Number::Int(i)) => {
+            i64::try_from(i).map_err(|_| ParseError::syntax(format!("{what} does not fit in 64 bits"), e.span))
+        }
+        _ => Err(ParseError::syntax(format!("expected {what} (an integer), found {}", e.describe()), e.span)),
+    }
+}
+
+/// Checks a call's arguments against named formals: returns, for each formal in
+/// order, the argument given positionally or by keyword. Unknown keywords, too many
+/// positionals and duplicates are errors that name the callee.
+pub(crate) fn bind_args<'e>(
+    callee: &str,
+    call_span: crate::span::Span,
+    formals: &[&str],
+    args: &'e [PyExpr],
+    keywords: &'e [crate::text::py_ast::Keyword],
+) -> ParseResult<Vec<Option<&'e PyExpr>>> {
+    let mut out: Vec<Option<&PyExpr>> = vec![None; formals.len()];
+    if args.len() > formals.len() {
+        return Err(ParseError::syntax(
+            format!("`{callee}` takes at most {} positional argument(s), {} given", formals.len(), args.len()),
+            args[formals.len()].span,
+        ));
+    }
+    for (i, a) in args.iter().enumerate() {
+        out[i] = Some(a);
+    }
+    for k in keywords {
+        let Some(i) = formals.iter().position(|f| *f == k.name) else {
+            return Err(ParseError::syntax(format!("`{callee}` has no parameter `{}`", k.name), k.name_span)
+                .with_note(format!("its parameters are: {}", formals.join(", "))));
+        };
+        if out[i].is_some() {
+            return Err(ParseError::syntax(format!("`{}` is given twice in `{callee}`", k.name), k.name_span));
+        }
+        out[i] = Some(&k.value);
+    }
+    let _ = call_span;
+    Ok(out)
+}

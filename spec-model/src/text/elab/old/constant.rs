@@ -1,0 +1,131 @@
+//! `R.const(value, dtype)`: nested Python lists to an `NDArray`.
+
+use super::attrs::{expect_str, number, Number};
+use crate::grammar::{DataType, NDArray, Scalar};
+use crate::span::Span;
+use crate::text::error::{ParseError, ParseResult};
+use crate::text::py_ast::{PyExpr, PyExprKind};
+
+/// The most elements a constant literal may hold.
+pub const MAX_CONST_ELEMENTS: u64 = 1 << 24;
+
+/// Builds the constant from `value` (a scalar or nested lists), `dtype` (default:
+/// `bool` for booleans, `float32` if any element is a float, else `int32`) and an
+/// optional explicit `shape` (needed only when a dimension after a 0 is non-zero).
+pub(crate) fn constant(
+    value: &PyExpr,
+    dtype: Option<&PyExpr>,
+    shape: Option<&PyExpr>,
+    call_span: Span,
+) -> ParseResult<NDArray> {
+    let mut inferred_shape = Vec::new();
+    let mut elems: Vec<(Scalar, Span)> = Vec::new();
+    flatten(value, 0, &mut inferred_shape, &mut elems)?;
+    let dtype = match dtype {
+        Some(d) => {
+            let s = expect_str(d, "a dtype")?;
+            DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))?
+        }
+        None => {
+            if !elems.is_empty() && elems.iter().all(|(s, _)| matches!(s, Scalar::Bool(_))) {
+                DataType::bool()
+            } else if elems.iter().any(|(s, _)| matches!(s, Scalar::Float(_))) {
+                DataType::float(32)
+            } else {
+                DataType::int(32)
+            }
+        }
+    };
+    let shape = match shape {
+        None => inferred_shape,
+        Some(s) => {
+            let dims = match &s.kind {
+                PyExprKind::Tuple(d) | PyExprKind::List(d) => d,
+                _ => return Err(ParseError::syntax("`shape=` expects a tuple of integers", s.span)),
+            };
+            let mut out = Vec::new();
+            for d in dims {
+                match number(d)? {
+                    Number::Int(i) if (0..=i64::MAX as i128).contains(&i) => out.push(i as u64),
+                    _ => return Err(ParseError::syntax("a dimension must be a non-negative integer", d.span)),
+                }
+            }
+            let count = out.iter().try_fold(1u64, |a, d| a.checked_mul(*d));
+            if count != Some(elems.len() as u64) {
+                return Err(ParseError::syntax(
+                    format!(
+                        "`shape=` holds {} elements but the literal has {}",
+                        count.map_or("too many".to_string(), |c| c.to_string()),
+                        elems.len()
+                    ),
+                    s.span,
+                ));
+            }
+            out
+        }
+    };
+    let values: Vec<Scalar> = elems.iter().map(|(s, _)| *s).collect();
+    NDArray::from_scalars(dtype, shape, &values).map_err(|msg| {
+        // Point at the offending element when one is to blame.
+        let span = elems
+            .iter()
+            .find(|(s, _)| {
+                let mut probe = crate::grammar::TensorData::empty(dtype);
+                probe.as_mut().is_some_and(|p| p.push(*s).is_err())
+            })
+            .map_or(call_span, |(_, sp)| *sp);
+        ParseError::syntax(msg, span)
+    })
+}
+
+fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar, Span)>) -> ParseResult<()> {
+    match &e.kind {
+        PyExprKind::List(items) | PyExprKind::Tuple(items) => {
+            let n = items.len() as u64;
+            if shape.len() == depth {
+                if out.is_empty() || depth == 0 {
+                    shape.push(n);
+                } else {
+                    return Err(ParseError::syntax("the nested lists of a constant must be rectangular", e.span));
+                }
+            } else if shape.len() < depth || shape[depth] != n {
+                return Err(ParseError::syntax(
+                    format!("expected {} elements here, as in the first row", shape.get(depth).copied().unwrap_or(0)),
+                    e.span,
+                )
+                .with_label("the nested lists of a constant must be rectangular"));
+            }
+            for item in items {
+                flatten(item, depth + 1, shape, out)?;
+            }
+            if n == 0 && shape.len() > depth + 1 {
+                return Err(ParseError::syntax("the nested lists of a constant must be rectangular", e.span));
+            }
+            Ok(())
+        }
+        _ => {
+            if shape.len() != depth {
+                return Err(ParseError::syntax("expected a list here, as in the first row", e.span)
+                    .with_label("the nested lists of a constant must be rectangular"));
+            }
+            if out.len() as u64 >= MAX_CONST_ELEMENTS {
+                return Err(ParseError::limit(
+                    format!("a constant literal holds at most {MAX_CONST_ELEMENTS} elements"),
+                    e.span,
+                ));
+            }
+            out.push((scalar(e)?, e.span));
+            Ok(())
+        }
+    }
+}
+
+fn scalar(e: &PyExpr) -> ParseResult<Scalar> {
+    match &e.kind {
+        PyExprKind::Bool(b) => Ok(Scalar::Bool(*b)),
+        _ => match number(e)? {
+            Number::Int(i) => Ok(Scalar::Int(i)),
+            Number::Float(f) => Ok(Scalar::Float(f)),
+        },
+    }
+}

@@ -1,0 +1,416 @@
+//! Relax expressions: names, literals, tuples, projections, calls of operators,
+//! globals, closures and packed functions, and the `R.` builtins.
+
+use super::attrs::{attr_value, expect_int, expect_str};
+use super::constant::constant;
+use super::prim::{parse_string_dim, prim_expr, NameMode};
+use super::sinfo::{struct_info, SINFO_NAMES};
+use super::{Ctx, Entity};
+use crate::grammar::{Attrs, Call, DataType, Expr, ExprKind, StructInfo};
+use crate::span::Span;
+use crate::text::error::{ParseError, ParseResult};
+use crate::text::op_syntax::{op_signature, OpParam};
+use crate::text::py_ast::{BinOp, CmpOp, Keyword, PyExpr, PyExprKind, UnaryOp};
+use std::rc::Rc;
+
+/// `R.` names that are syntax rather than operators.
+const STATEMENT_ONLY: &[&str] = &["match_cast", "func_attr", "output", "dataflow", "function"];
+
+pub(crate) fn standalone_expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
+    expr(ctx, e)
+}
+
+/// Is `e` built only from shape variables, literals and `T.` calls (so that it
+/// denotes a `PrimValue`)?
+fn is_prim_like(ctx: &Ctx, e: &PyExpr) -> bool {
+    match &e.kind {
+        PyExprKind::Name(n) => matches!(ctx.scopes.lookup(n), Some(Entity::Shape(_))),
+        PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Bool(_) => true,
+        PyExprKind::Call { func, .. } => func.dotted().is_some_and(|d| d.first() == Some(&"T")),
+        PyExprKind::Unary { operand, .. } => is_prim_like(ctx, operand),
+        PyExprKind::Binary { left, right, .. }
+        | PyExprKind::BoolOp { left, right, .. }
+        | PyExprKind::Compare { left, right, .. } => is_prim_like(ctx, left) && is_prim_like(ctx, right),
+        _ => false,
+    }
+}
+
+fn op(name: &str, span: Span) -> Expr {
+    Expr::new(ExprKind::Op(format!("relax.{name}")), span)
+}
+
+fn op_call(name: &str, args: Vec<Expr>, span: Span) -> Expr {
+    let call = Call { op: op(name, span), args, sinfo_args: Vec::new(), attrs: Attrs::default() };
+    Expr::new(ExprKind::Call(Box::new(call)), span)
+}
+
+pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
+    let span = e.span;
+    let kind = match &e.kind {
+        PyExprKind::Name(n) => match ctx.scopes.lookup(n) {
+            Some(Entity::Relax(v)) => ExprKind::Var(v.clone()),
+            Some(Entity::Shape(_)) => ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
+            Some(Entity::Global(gv)) => ExprKind::GlobalVar(gv.clone()),
+            Some(Entity::Module) => {
+                return Err(ParseError::name(
+                    format!("`{n}` names the module; write `{n}.f` for its function `f`"),
+                    span,
+                ))
+            }
+            Some(Entity::Buffer(_)) => return Err(ParseError::name(format!("`{n}` is a TIR buffer"), span)),
+            None => match ctx.forward_ref(n, span) {
+                Some(v) => ExprKind::Var(v),
+                None => return Err(ctx.unknown_name(n, span)),
+            },
+        },
+        PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Bool(_) => {
+            ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?)
+        }
+        PyExprKind::Str(s) => ExprKind::StringImm(s.clone()),
+        PyExprKind::NoneLit => {
+            return Err(ParseError::syntax("`None` is not a Relax expression; use `R.null_value()`", span))
+        }
+        PyExprKind::Tuple(items) | PyExprKind::List(items) => {
+            ExprKind::Tuple(items.iter().map(|i| expr(ctx, i)).collect::<ParseResult<_>>()?)
+        }
+        PyExprKind::Attribute { .. } => return attribute(ctx, e),
+        PyExprKind::Subscript { value, index } => {
+            let tuple_value = expr(ctx, value)?;
+            if matches!(index.kind, PyExprKind::Slice { .. } | PyExprKind::Tuple(_)) {
+                return Err(ParseError::syntax("a tuple is indexed by one integer: `t[0]`", index.span));
+            }
+            let i = expect_int(index, "a tuple index")?;
+            ExprKind::TupleGetItem { tuple_value: Box::new(tuple_value), index: i }
+        }
+        PyExprKind::Call { func, args, keywords } => return call(ctx, e, func, args, keywords),
+        _ if is_prim_like(ctx, e) => ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
+        PyExprKind::Unary { op, operand } => {
+            let name = match op {
+                UnaryOp::Neg => "negative",
+                UnaryOp::Not => "logical_not",
+                UnaryOp::Pos => return expr(ctx, operand),
+                UnaryOp::Invert => return Err(ParseError::syntax("`~` is not a Relax operator", span)),
+            };
+            let x = expr(ctx, operand)?;
+            return Ok(op_call(name, vec![x], span));
+        }
+        PyExprKind::Binary { op, left, right } => {
+            let name = match op {
+                BinOp::Add => "add",
+                BinOp::Sub => "subtract",
+                BinOp::Mul => "multiply",
+                BinOp::Div => "divide",
+                BinOp::FloorDiv => "floor_divide",
+                BinOp::Pow => "power",
+                BinOp::MatMul => "matmul",
+                _ => return Err(ParseError::syntax("this operator has no Relax meaning; call an `R.` operator", span)),
+            };
+            let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
+            return Ok(op_call(name, vec![a, b], span));
+        }
+        PyExprKind::Compare { op, left, right } => {
+            let name = match op {
+                CmpOp::Eq => "equal",
+                CmpOp::NotEq => "not_equal",
+                CmpOp::Lt => "less",
+                CmpOp::LtE => "less_equal",
+                CmpOp::Gt => "greater",
+                CmpOp::GtE => "greater_equal",
+            };
+            let (a, b) = (expr(ctx, left)?, expr(ctx, right)?);
+            return Ok(op_call(name, vec![a, b], span));
+        }
+        PyExprKind::BoolOp { .. } => {
+            return Err(ParseError::syntax(
+                "`and`/`or` on tensors are not Relax operators; use `R.logical_and` / `R.logical_or`",
+                span,
+            ))
+        }
+        PyExprKind::Dict(_) | PyExprKind::Slice { .. } => {
+            return Err(ParseError::syntax(format!("{} is not a Relax expression", e.describe()), span))
+        }
+    };
+    Ok(Expr::new(kind, span))
+}
+
+/// `cls.f` / `Module.f` (a global), `R.op` (an `Op` used as a value).
+fn attribute(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
+    let span = e.span;
+    let Some(path) = e.dotted() else {
+        return Err(ParseError::syntax("attribute access is not a Relax expression", span));
+    };
+    match path.as_slice() {
+        ["R", rest @ ..] => {
+            let name = rest.join(".");
+            if rest.len() == 1 && SINFO_NAMES.contains(&rest[0]) {
+                return Err(ParseError::syntax(format!("`R.{name}` is a StructInfo, not an expression"), span));
+            }
+            if rest.len() == 1 && (STATEMENT_ONLY.contains(&rest[0]) || is_builtin(rest[0])) {
+                return Err(ParseError::syntax(format!("`R.{name}` must be called"), span));
+            }
+            Ok(op(&name, span))
+        }
+        [m, f] => match ctx.scopes.lookup(m) {
+            Some(Entity::Module) => {
+                if ctx.globals.contains_key(*f) {
+                    Ok(Expr::new(ExprKind::GlobalVar(crate::grammar::GlobalVar::new(*f)), span))
+                } else {
+                    Err(ParseError::name(format!("the module has no function `{f}`"), span))
+                }
+            }
+            _ => Err(ParseError::syntax(format!("`{}` is not a Relax expression", path.join(".")), span)),
+        },
+        _ => Err(ParseError::syntax(format!("`{}` is not a Relax expression", path.join(".")), span)),
+    }
+}
+
+fn is_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "const"
+            | "shape"
+            | "prim_value"
+            | "str"
+            | "string_imm"
+            | "dtype"
+            | "ExternFunc"
+            | "extern"
+            | "tuple"
+            | "call_packed"
+    )
+}
+
+fn no_keywords(name: &str, keywords: &[Keyword]) -> ParseResult<()> {
+    match keywords.first() {
+        Some(k) => Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), k.name_span)),
+        None => Ok(()),
+    }
+}
+
+fn one_arg<'a>(name: &str, span: Span, args: &'a [PyExpr], keywords: &[Keyword]) -> ParseResult<&'a PyExpr> {
+    no_keywords(name, keywords)?;
+    match args {
+        [a] => Ok(a),
+        _ => Err(ParseError::syntax(format!("`{name}` takes one argument, {} given", args.len()), span)),
+    }
+}
+
+fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[Keyword]) -> ParseResult<Expr> {
+    let span = e.span;
+    let path = func.dotted();
+    match path.as_deref() {
+        Some(["R", name]) if is_builtin(name) => builtin(ctx, name, span, args, keywords),
+        Some(["R", name]) if STATEMENT_ONLY.contains(name) => Err(ParseError::syntax(
+            match *name {
+                "match_cast" => "`R.match_cast` is written as a binding `v = R.match_cast(x, S)` or a statement",
+                "func_attr" => "`R.func_attr` is a statement at the start of a function body",
+                "output" => "`R.output` is the last statement of a `with R.dataflow():` block",
+                _ => "this is not an expression",
+            },
+            span,
+        )),
+        Some(["R", name]) if SINFO_NAMES.contains(name) => {
+            Err(ParseError::syntax(format!("`R.{name}` is a StructInfo, not an expression"), span))
+        }
+        Some(["R"]) => Err(ParseError::syntax("`R` is the Relax namespace, not a function", func.span)),
+        Some(["R", rest @ ..]) => {
+            let name = format!("relax.{}", rest.join("."));
+            let callee = op(&rest.join("."), func.span);
+            call_with_signature(ctx, callee, &name, op_signature(&name), span, args, keywords)
+        }
+        Some(["T", ..]) if is_prim_like(ctx, e) => {
+            Ok(Expr::new(ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?), span))
+        }
+        _ => {
+            let callee = expr(ctx, func)?;
+            call_with_signature(ctx, callee, "a function", None, span, args, keywords)
+        }
+    }
+}
+
+fn builtin(ctx: &mut Ctx, name: &str, span: Span, args: &[PyExpr], keywords: &[Keyword]) -> ParseResult<Expr> {
+    let callee = format!("R.{name}");
+    let kind = match name {
+        "const" => {
+            let a = super::attrs::bind_args(&callee, span, &["value", "dtype", "shape"], args, keywords)?;
+            let value = a[0].ok_or_else(|| ParseError::syntax("`R.const` needs a value", span))?;
+            ExprKind::Constant(Rc::new(constant(value, a[1], a[2], span)?))
+        }
+        "shape" => {
+            let a = one_arg(&callee, span, args, keywords)?;
+            let (PyExprKind::List(ds) | PyExprKind::Tuple(ds)) = &a.kind else {
+                return Err(ParseError::syntax("`R.shape` takes a list of dimensions: `R.shape([n, 4])`", a.span));
+            };
+            ExprKind::ShapeExpr(ds.iter().map(|d| prim_expr(ctx, d, NameMode::Resolve)).collect::<ParseResult<_>>()?)
+        }
+        "prim_value" => {
+            let a = one_arg(&callee, span, args, keywords)?;
+            ExprKind::PrimValue(prim_expr(ctx, a, NameMode::Resolve)?)
+        }
+        "str" | "string_imm" => ExprKind::StringImm(expect_str(one_arg(&callee, span, args, keywords)?, "a string")?),
+        "dtype" => {
+            let a = one_arg(&callee, span, args, keywords)?;
+            let s = expect_str(a, "a dtype")?;
+            ExprKind::DataTypeImm(
+                DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), a.span))?,
+            )
+        }
+        "ExternFunc" | "extern" => ExprKind::ExternFunc {
+            global_symbol: expect_str(one_arg(&callee, span, args, keywords)?, "a symbol name")?,
+        },
+        "tuple" => {
+            no_keywords(&callee, keywords)?;
+            ExprKind::Tuple(args.iter().map(|a| expr(ctx, a)).collect::<ParseResult<_>>()?)
+        }
+        "call_packed" => {
+            let Some(first) = args.first() else {
+                return Err(ParseError::syntax("`R.call_packed` needs the packed function's name", span));
+            };
+            let symbol = expect_str(first, "the packed function's name")?;
+            let callee = Expr::new(ExprKind::ExternFunc { global_symbol: symbol }, first.span);
+            // Like any call: positional arguments, `sinfo_args=`, other keywords are attributes.
+            return call_with_signature(ctx, callee, "R.call_packed", None, span, &args[1..], keywords);
+        }
+        _ => unreachable!("is_builtin guards this"),
+    };
+    Ok(Expr::new(kind, span))
+}
+
+/// StructInfo given as `sinfo_args=`: one StructInfo, or a list/tuple of them.
+fn sinfo_list(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Vec<StructInfo>> {
+    match &e.kind {
+        PyExprKind::List(items) | PyExprKind::Tuple(items) => items.iter().map(|i| struct_info(ctx, i)).collect(),
+        _ => Ok(vec![struct_info(ctx, e)?]),
+    }
+}
+
+/// StructInfo given as `out_sinfo=`: one StructInfo, or a list meaning a tuple of outputs.
+fn out_sinfo(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> {
+    match &e.kind {
+        PyExprKind::List(items) => {
+            let fields = items.iter().map(|i| struct_info(ctx, i)).collect::<ParseResult<_>>()?;
+            Ok(StructInfo::new(crate::grammar::StructInfoKind::Tuple { fields }, e.span))
+        }
+        _ => struct_info(ctx, e),
+    }
+}
+
+/// A call whose arguments follow `sig` (see [`crate::text::op_syntax`]); with no
+/// signature, positional arguments are expressions and keywords are attributes.
+fn call_with_signature(
+    ctx: &mut Ctx,
+    callee: Expr,
+    name: &str,
+    sig: Option<&'static [OpParam]>,
+    span: Span,
+    args: &[PyExpr],
+    keywords: &[Keyword],
+) -> ParseResult<Expr> {
+    let script_name =
+        if name.starts_with("relax.") { crate::text::op_syntax::op_script_name(name) } else { name.to_string() };
+    let mut out = Call { op: callee, args: Vec::new(), sinfo_args: Vec::new(), attrs: Attrs::default() };
+    let mut sinfo_given: Option<Span> = None;
+    let set_sinfo = |given: &mut Option<Span>, s: Vec<StructInfo>, at: Span| -> ParseResult<Vec<StructInfo>> {
+        if let Some(prev) = *given {
+            return Err(ParseError::syntax("the StructInfo arguments are given twice", at)
+                .with_secondary(prev, "first given here"));
+        }
+        *given = Some(at);
+        Ok(s)
+    };
+    let Some(sig) = sig else {
+        for a in args {
+            out.args.push(expr(ctx, a)?);
+        }
+        for k in keywords {
+            if k.name == "sinfo_args" {
+                let s = sinfo_list(ctx, &k.value)?;
+                out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
+            } else {
+                out.attrs.insert(k.name.clone(), attr_value(&k.value)?);
+            }
+        }
+        return Ok(Expr::new(ExprKind::Call(Box::new(out)), span));
+    };
+    // Assign positional arguments, then keywords, to formals.
+    let mut slots: Vec<Vec<&PyExpr>> = vec![Vec::new(); sig.len()];
+    let mut pi = 0;
+    for a in args {
+        while pi < sig.len() && !slots[pi].is_empty() && !matches!(sig[pi], OpParam::Rest(_)) {
+            pi += 1;
+        }
+        if pi >= sig.len() {
+            return Err(ParseError::syntax(format!("too many arguments for `{script_name}`"), a.span)
+                .with_note(format!("its parameters are: {}", formals(sig))));
+        }
+        slots[pi].push(a);
+        if !matches!(sig[pi], OpParam::Rest(_)) {
+            pi += 1;
+        }
+    }
+    for k in keywords {
+        if k.name == "sinfo_args" && !sig.iter().any(|p| p.name() == "sinfo_args") {
+            let s = sinfo_list(ctx, &k.value)?;
+            out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
+            continue;
+        }
+        let Some(i) = sig.iter().position(|p| p.name() == k.name && !matches!(p, OpParam::Rest(_))) else {
+            return Err(ParseError::syntax(format!("`{script_name}` has no parameter `{}`", k.name), k.name_span)
+                .with_note(format!("its parameters are: {}", formals(sig))));
+        };
+        if !slots[i].is_empty() {
+            return Err(ParseError::syntax(format!("`{}` is given twice in `{script_name}`", k.name), k.name_span));
+        }
+        slots[i].push(&k.value);
+    }
+    let mut missing: Option<&str> = None;
+    for (p, given) in sig.iter().zip(&slots) {
+        if p.is_argument() && !matches!(p, OpParam::Rest(_)) {
+            match (given.first(), missing) {
+                (None, _) => missing = missing.or(Some(p.name())),
+                (Some(a), Some(m)) => {
+                    return Err(ParseError::syntax(
+                        format!("argument `{m}` of `{script_name}` is missing before `{}`", p.name()),
+                        a.span,
+                    ))
+                }
+                (Some(_), None) => {}
+            }
+        }
+        for a in given {
+            match p {
+                OpParam::Expr(_) | OpParam::Rest(_) => out.args.push(expr(ctx, a)?),
+                OpParam::Shape(_) => out.args.push(shape_arg(ctx, a)?),
+                OpParam::Func(_) => out.args.push(match &a.kind {
+                    PyExprKind::Str(s) => Expr::new(ExprKind::ExternFunc { global_symbol: s.clone() }, a.span),
+                    _ => expr(ctx, a)?,
+                }),
+                OpParam::Attr(n) => out.attrs.insert(*n, attr_value(a)?),
+                OpParam::Sinfo(n) => {
+                    let s = if *n == "out_sinfo" { vec![out_sinfo(ctx, a)?] } else { sinfo_list(ctx, a)? };
+                    out.sinfo_args = set_sinfo(&mut sinfo_given, s, a.span)?;
+                }
+            }
+        }
+    }
+    Ok(Expr::new(ExprKind::Call(Box::new(out)), span))
+}
+
+fn formals(sig: &[OpParam]) -> String {
+    sig.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// A shape argument: a tuple/list of dimensions is a `ShapeExpr`; anything else is an expression.
+fn shape_arg(ctx: &mut Ctx, a: &PyExpr) -> ParseResult<Expr> {
+    match &a.kind {
+        PyExprKind::Tuple(ds) | PyExprKind::List(ds) => Ok(Expr::new(
+            ExprKind::ShapeExpr(ds.iter().map(|d| prim_expr(ctx, d, NameMode::Resolve)).collect::<ParseResult<_>>()?),
+            a.span,
+        )),
+        PyExprKind::Str(s) => {
+            let inner = parse_string_dim(s, a.span)?;
+            shape_arg(ctx, &inner)
+        }
+        _ => expr(ctx, a),
+    }
+}

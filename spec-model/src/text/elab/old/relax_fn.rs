@@ -1,0 +1,713 @@
+//! Relax functions and their bodies: parameters, annotations, bindings,
+//! `with R.dataflow()`, `if`/`else`, nested functions, `R.func_attr`, `return`.
+
+use super::attrs::attr_dict;
+use super::prim::{parse_string_dim, prim_expr, t_dtype, NameMode};
+use super::relax_expr::expr;
+use super::sinfo::struct_info;
+use super::{decorator_is, Ctx, Entity, FnDef};
+use crate::grammar::rewrite::replace_var_uses;
+use crate::grammar::visit::walk_expr;
+use crate::grammar::{
+    AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If, PrimVar, SeqExpr,
+    StructInfo, StructInfoKind, Var,
+};
+use crate::span::Span;
+use crate::text::error::{ParseError, ParseResult};
+use crate::text::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+const RESERVED: &[&str] = &["R", "T", "I"];
+
+/// Bindings of the current `SeqExpr`: finished blocks and the open ordinary block.
+#[derive(Default)]
+struct Blocks {
+    blocks: Vec<BindingBlock>,
+    current: Vec<Binding>,
+}
+
+impl Blocks {
+    fn flush(&mut self) {
+        if !self.current.is_empty() {
+            let bindings = std::mem::take(&mut self.current);
+            let span = bindings[0].span().to(bindings[bindings.len() - 1].span());
+            self.blocks.push(BindingBlock { kind: BlockKind::Binding, bindings, span });
+        }
+    }
+    fn finish(mut self) -> Vec<BindingBlock> {
+        self.flush();
+        self.blocks
+    }
+}
+
+/// Where a statement sits: in an ordinary block, or in a dataflow block where the
+/// binding it makes is (or is not) one of the block's outputs.
+#[derive(Clone, Copy)]
+enum Place {
+    Ordinary,
+    Dataflow { output: bool },
+}
+
+struct Decorator {
+    pure: Option<bool>,
+    private: bool,
+    /// `seq_body=False` (an extension): the body is the returned expression itself,
+    /// not a `SeqExpr`, as the spec's grammar allows before normalization (NF-3).
+    seq_body: bool,
+}
+
+fn relax_decorator(def: &FnDef) -> ParseResult<Decorator> {
+    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private", "seq_body"])?;
+    Ok(Decorator {
+        pure: opts.get("pure").copied(),
+        private: opts.get("private").copied().unwrap_or(false),
+        seq_body: opts.get("seq_body").copied().unwrap_or(true),
+    })
+}
+
+/// A function of the module: public (its `global_symbol` is its name) unless `private=True`.
+pub(crate) fn global_function(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<Function> {
+    let def = FnDef::of(def).expect("called on function definitions");
+    let dec = relax_decorator(&def)?;
+    let (mut f, _) = function(ctx, &def, &dec, None)?;
+    if !dec.private && f.attrs.get("global_symbol").is_none() {
+        f.attrs.insert("global_symbol", AttrValue::Str(def.name.to_string()));
+    }
+    Ok(f)
+}
+
+/// Collects the string dimensions of a signature annotation (`R.Tensor(("n", 4))`).
+fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
+    let (head, args, keywords) = match &e.kind {
+        PyExprKind::Call { func, args, keywords } => (func.dotted_name(), args.as_slice(), keywords.as_slice()),
+        PyExprKind::Tuple(items) => {
+            items.iter().for_each(|i| signature_strings(i, out));
+            return;
+        }
+        _ => return,
+    };
+    let kw = |n: &str| keywords.iter().find(|k| k.name == n).map(|k| &k.value);
+    let dims = |d: Option<&'e PyExpr>, out: &mut Vec<&'e PyExpr>| {
+        if let Some(PyExpr { kind: PyExprKind::Tuple(ds) | PyExprKind::List(ds), .. }) = d {
+            out.extend(ds.iter().filter(|d| matches!(d.kind, PyExprKind::Str(_))));
+        }
+    };
+    match head.as_deref() {
+        Some("R.Tensor") | Some("R.Shape") => dims(args.first().or(kw("shape")).or(kw("values")), out),
+        Some("R.Tuple") => match args {
+            [PyExpr { kind: PyExprKind::List(items), .. }] => items.iter().for_each(|i| signature_strings(i, out)),
+            _ => args.iter().for_each(|a| signature_strings(a, out)),
+        },
+        Some("R.Callable") => {
+            for a in args.iter().chain(kw("params")).chain(kw("ret")) {
+                match &a.kind {
+                    PyExprKind::List(items) | PyExprKind::Tuple(items) => {
+                        items.iter().for_each(|i| signature_strings(i, out))
+                    }
+                    _ => signature_strings(a, out),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Elaborates a function. `self_var` is `Some(dataflow)` for a local function bound
+/// by name; the returned variable is the one recursive calls used, if any.
+fn function(
+    ctx: &mut Ctx,
+    def: &FnDef,
+    dec: &Decorator,
+    self_var: Option<bool>,
+) -> ParseResult<(Function, Option<Var>)> {
+    ctx.scopes.push();
+    let r = function_in_scope(ctx, def, dec, self_var);
+    ctx.scopes.pop();
+    r
+}
+
+fn function_in_scope(
+    ctx: &mut Ctx,
+    def: &FnDef,
+    dec: &Decorator,
+    self_var: Option<bool>,
+) -> ParseResult<(Function, Option<Var>)> {
+    let FnDef { name, name_span, params, returns, body, span, .. } = *def;
+    // String dimensions anywhere in the signature introduce shape variables first,
+    // so that any annotation may use them (TVMScript collects them the same way).
+    let mut strings = Vec::new();
+    for p in params {
+        if let Some(a) = &p.annotation {
+            signature_strings(a, &mut strings);
+        }
+    }
+    if let Some(r) = returns {
+        signature_strings(r, &mut strings);
+    }
+    for s in strings {
+        if let PyExprKind::Str(text) = &s.kind {
+            let inner = parse_string_dim(text, s.span)?;
+            prim_expr(ctx, &inner, NameMode::Declare)?;
+        }
+    }
+    let mut vars: Vec<Var> = Vec::new();
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    for p in params {
+        if let Some(prev) = seen.insert(&p.name, p.span) {
+            return Err(ParseError::name(format!("parameter `{}` is declared twice", p.name), p.span)
+                .with_secondary(prev, "first declared here"));
+        }
+        if let Some(d) = &p.default {
+            return Err(ParseError::syntax("Relax parameters have no default values", d.span));
+        }
+        check_not_reserved(&p.name, p.span)?;
+        let ann = p.annotation.as_ref().map(|a| struct_info(ctx, a)).transpose()?;
+        let v = Var::new(p.name.clone(), ann, p.span);
+        ctx.scopes.define(&p.name, Entity::Relax(v.clone()));
+        vars.push(v);
+    }
+    let ret_struct_info = returns.map(|r| struct_info(ctx, r)).transpose()?;
+    // A local function may call itself through the name it is bound to (Variable
+    // Scoping, rule 2); that variable is annotated with the signature, as TVMScript does,
+    // pure only if the function says `pure=True` (TY-11.1).
+    let provisional = self_var.map(|dataflow| {
+        let sig = StructInfo::new(
+            StructInfoKind::Func {
+                params: Some(vars.iter().map(|v| v.annotation().cloned().unwrap_or_else(StructInfo::object)).collect()),
+                ret: ret_struct_info.clone().unwrap_or_else(StructInfo::object),
+                derive_func: None,
+                purity: dec.pure == Some(true),
+            },
+            name_span,
+        );
+        let v =
+            if dataflow { Var::new_dataflow(name, Some(sig), name_span) } else { Var::new(name, Some(sig), name_span) };
+        if !params.iter().any(|p| p.name == name) {
+            ctx.scopes.define(name, Entity::Relax(v.clone()));
+        }
+        v
+    });
+    let mut attrs = Attrs::default();
+    if let Some(p) = dec.pure {
+        attrs.insert("pure", AttrValue::Bool(p));
+    }
+    let mut names = std::collections::HashSet::new();
+    bound_names(body, &mut names);
+    ctx.enter_function(names);
+    let body = function_body(ctx, body, &mut attrs, name_span, dec.seq_body);
+    let subst = ctx.leave_function();
+    let body = replace_var_uses(&body?, &subst);
+    let used_self = provisional.filter(|v| {
+        let mut found = false;
+        walk_expr(&body, &mut |e| found |= e.as_var() == Some(v));
+        found
+    });
+    Ok((Function { params: vars, body, ret_struct_info, attrs, span }, used_self))
+}
+
+fn check_not_reserved(name: &str, span: Span) -> ParseResult<()> {
+    if RESERVED.contains(&name) {
+        return Err(ParseError::name(format!("`{name}` is reserved for the TVMScript namespaces"), span));
+    }
+    Ok(())
+}
+
+fn function_body(
+    ctx: &mut Ctx,
+    body: &[PyStmt],
+    attrs: &mut Attrs,
+    name_span: Span,
+    seq_body: bool,
+) -> ParseResult<Expr> {
+    let mut blocks = Blocks::default();
+    let mut result = None;
+    for (i, s) in body.iter().enumerate() {
+        if i == 0 && is_docstring(s) {
+            continue;
+        }
+        let binds_nothing = matches!(&s.kind, PyStmtKind::Return(_))
+            || matches!(&s.kind, PyStmtKind::Expr(e) if is_call_to(e, "R.func_attr"))
+            || matches!(&s.kind, PyStmtKind::Assign { value, .. } if shape_var_declaration(value).is_some()
+                || matches!(&value.kind, PyExprKind::Name(m) if matches!(ctx.scopes.lookup(m), Some(Entity::Module))));
+        if !seq_body && !binds_nothing {
+            return Err(ParseError::syntax(
+                "with `seq_body=False` the body is one `return` (after attributes and shape-variable declarations)",
+                s.span,
+            ));
+        }
+        match &s.kind {
+            PyStmtKind::Return(value) => {
+                let Some(v) = value else {
+                    return Err(ParseError::syntax("a Relax function returns a value: `return e`", s.span));
+                };
+                if let Some(next) = body.get(i + 1) {
+                    return Err(ParseError::syntax("statements after `return`", next.span));
+                }
+                result = Some(expr(ctx, v)?);
+            }
+            PyStmtKind::Expr(e) if is_call_to(e, "R.func_attr") => func_attr(e, attrs)?,
+            _ => statement(ctx, s, &mut blocks, Place::Ordinary)?,
+        }
+    }
+    let Some(body_expr) = result else {
+        return Err(ParseError::syntax("a Relax function must end with `return`", name_span)
+            .with_label("this function does not return"));
+    };
+    if !seq_body {
+        return Ok(body_expr);
+    }
+    let span = body_expr.span;
+    Ok(Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: blocks.finish(), body: body_expr })), span))
+}
+
+/// The names a function body's statements bind (Python's function-local names),
+/// not counting the bodies of nested functions.
+fn bound_names(stmts: &[PyStmt], out: &mut std::collections::HashSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), .. }, value }
+                if shape_var_declaration(value).is_none() =>
+            {
+                out.insert(n.clone());
+            }
+            PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => {
+                out.insert(n.clone());
+            }
+            PyStmtKind::FunctionDef { name, .. } => {
+                out.insert(name.clone());
+            }
+            PyStmtKind::If { body, orelse, .. } => {
+                bound_names(body, out);
+                bound_names(orelse, out);
+            }
+            PyStmtKind::With { body, .. } => bound_names(body, out),
+            _ => {}
+        }
+    }
+}
+
+fn is_docstring(s: &PyStmt) -> bool {
+    matches!(&s.kind, PyStmtKind::Expr(PyExpr { kind: PyExprKind::Str(_), .. }))
+}
+
+fn is_call_to(e: &PyExpr, name: &str) -> bool {
+    matches!(&e.kind, PyExprKind::Call { func, .. } if func.dotted_name().as_deref() == Some(name))
+}
+
+fn func_attr(e: &PyExpr, attrs: &mut Attrs) -> ParseResult<()> {
+    let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!("checked by is_call_to") };
+    let dict = match (args.as_slice(), keywords.is_empty()) {
+        ([PyExpr { kind: PyExprKind::Dict(items), .. }], true) => attr_dict(items)?,
+        _ => return Err(ParseError::syntax("`R.func_attr` takes one dict: `R.func_attr({\"key\": value})`", e.span)),
+    };
+    for (k, v) in dict {
+        if attrs.get(&k).is_some() {
+            return Err(ParseError::syntax(format!("function attribute `{k}` is given twice"), e.span));
+        }
+        attrs.insert(k, v);
+    }
+    Ok(())
+}
+
+/// `n = T.int64()`: names the shape variable `n` in scope (e.g. one a parameter's
+/// `"n"` introduced), or declares a fresh one to be bound by a later `MatchCast`.
+fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> ParseResult<()> {
+    check_not_reserved(name, span)?;
+    match ctx.scopes.lookup(name) {
+        Some(Entity::Shape(v)) if v.dtype() == dtype => Ok(()),
+        Some(Entity::Shape(v)) => {
+            Err(ParseError::name(format!("`{name}` is a shape variable of dtype {}, not {dtype}", v.dtype()), span))
+        }
+        Some(Entity::Relax(_)) => {
+            Err(ParseError::name(format!("`{name}` already names a Relax variable; pick another name"), span))
+        }
+        _ => {
+            ctx.scopes.define(name, Entity::Shape(PrimVar::new(name, dtype)));
+            Ok(())
+        }
+    }
+}
+
+/// `T.int64()` with no arguments: a shape-variable declaration.
+fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
+    match &e.kind {
+        PyExprKind::Call { func, args, keywords } if args.is_empty() && keywords.is_empty() => {
+            match func.dotted().as_deref() {
+                Some(["T", d]) => t_dtype(d),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn target_name(target: &PyExpr) -> ParseResult<(&str, Span)> {
+    match &target.kind {
+        PyExprKind::Name(n) => {
+            check_not_reserved(n, target.span)?;
+            Ok((n, target.span))
+        }
+        PyExprKind::Tuple(_) => Err(ParseError::syntax(
+            "tuple unpacking is not part of the .rx format; bind the tuple and project: `t = ...; a = t[0]`",
+            target.span,
+        )),
+        _ => Err(ParseError::syntax(format!("cannot assign to {}", target.describe()), target.span)),
+    }
+}
+
+fn new_var(name: &str, ann: Option<StructInfo>, span: Span, place: Place) -> Var {
+    match place {
+        Place::Dataflow { output: false } => Var::new_dataflow(name, ann, span),
+        _ => Var::new(name, ann, span),
+    }
+}
+
+fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> ParseResult<()> {
+    match &s.kind {
+        PyStmtKind::Assign { target, value } => {
+            let (name, nspan) = target_name(target)?;
+            if let Some(dtype) = shape_var_declaration(value) {
+                return declare_shape_var(ctx, name, dtype, s.span);
+            }
+            // `cls = Module`, which TVM's printer emits: another name for the module.
+            if let PyExprKind::Name(m) = &value.kind {
+                if matches!(ctx.scopes.lookup(m), Some(Entity::Module)) {
+                    ctx.scopes.define(name, Entity::Module);
+                    return Ok(());
+                }
+            }
+            binding(ctx, name, nspan, None, value, s.span, blocks, place)
+        }
+        PyStmtKind::AnnAssign { target, annotation, value } => {
+            let (name, nspan) = target_name(target)?;
+            let Some(value) = value else {
+                return Err(ParseError::syntax("an annotated name needs a value: `x: S = e`", s.span));
+            };
+            let ann = struct_info(ctx, annotation)?;
+            binding(ctx, name, nspan, Some(ann), value, s.span, blocks, place)
+        }
+        PyStmtKind::Expr(e) => {
+            if is_docstring(s) {
+                return Ok(());
+            }
+            if is_call_to(e, "R.match_cast") {
+                let (value, sinfo) = match_cast_parts(ctx, e)?;
+                blocks.current.push(Binding::MatchCast { var: None, struct_info: sinfo, value, span: s.span });
+                return Ok(());
+            }
+            if is_call_to(e, "R.func_attr") {
+                return Err(ParseError::syntax("`R.func_attr` belongs at the top level of a function body", s.span));
+            }
+            if is_call_to(e, "R.output") {
+                return Err(ParseError::syntax(
+                    "`R.output` is the last statement of a `with R.dataflow():` block",
+                    s.span,
+                ));
+            }
+            // An expression evaluated for its effect is bound to `_`.
+            let value = expr(ctx, e)?;
+            let var = new_var("_", None, e.span, place);
+            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
+            Ok(())
+        }
+        PyStmtKind::If { test, body, orelse } => if_statement(ctx, test, body, orelse, s.span, blocks, place),
+        PyStmtKind::With { context, target, body } => {
+            if let Some(t) = target {
+                return Err(ParseError::syntax("`with R.dataflow()` binds no name", t.span));
+            }
+            if is_call_to(context, "R.seq_expr") {
+                return seq_expr_statement(ctx, context, body, s.span, blocks, place);
+            }
+            if !is_call_to(context, "R.dataflow") {
+                return Err(ParseError::syntax(
+                    "a `with` block in Relax is `with R.dataflow():` (or the extension `with R.seq_expr():`)",
+                    context.span,
+                ));
+            }
+            if let PyExprKind::Call { args, keywords, .. } = &context.kind {
+                if !args.is_empty() || !keywords.is_empty() {
+                    return Err(ParseError::syntax("`R.dataflow()` takes no arguments", context.span));
+                }
+            }
+            if matches!(place, Place::Dataflow { .. }) {
+                return Err(ParseError::syntax("dataflow blocks do not nest", s.span));
+            }
+            dataflow_block(ctx, body, s.span, blocks)
+        }
+        PyStmtKind::FunctionDef { .. } => {
+            let def = FnDef::of(s).expect("a function definition");
+            check_not_reserved(def.name, def.name_span)?;
+            if def.decorators.iter().any(|d| decorator_is(d, super::PRIM_FUNC)) {
+                return Err(ParseError::syntax(
+                    "a `@T.prim_func` cannot be defined inside a Relax function",
+                    def.name_span,
+                ));
+            }
+            let dec = relax_decorator(&def)?;
+            let dataflow = matches!(place, Place::Dataflow { output: false });
+            let (f, used_self) = function(ctx, &def, &dec, Some(dataflow))?;
+            let var = used_self.unwrap_or_else(|| new_var(def.name, None, def.name_span, place));
+            let value = Expr::new(ExprKind::Function(Rc::new(f)), s.span);
+            ctx.scopes.define(def.name, Entity::Relax(var.clone()));
+            ctx.bound(def.name, &var);
+            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
+            Ok(())
+        }
+        PyStmtKind::Pass => Ok(()),
+        PyStmtKind::Return(_) => Err(ParseError::syntax(
+            "`return` may only end a function body; in an `if` branch, assign the result instead",
+            s.span,
+        )),
+        PyStmtKind::AugAssign { .. } => {
+            Err(ParseError::syntax("augmented assignment rebinds a name; write `x = R.add(x, y)`", s.span))
+        }
+        PyStmtKind::For { .. } => Err(ParseError::syntax("Relax functions have no loops; use recursion", s.span)),
+        PyStmtKind::ClassDef { .. } | PyStmtKind::Import { .. } => {
+            Err(ParseError::syntax("this statement cannot appear in a function body", s.span))
+        }
+    }
+}
+
+fn match_cast_parts(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<(Expr, StructInfo)> {
+    let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!("checked by is_call_to") };
+    let a = super::attrs::bind_args("R.match_cast", e.span, &["value", "struct_info"], args, keywords)?;
+    match (a[0], a[1]) {
+        (Some(v), Some(s)) => Ok((expr(ctx, v)?, struct_info(ctx, s)?)),
+        _ => Err(ParseError::syntax("`R.match_cast` takes a value and a StructInfo", e.span)),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn binding(
+    ctx: &mut Ctx,
+    name: &str,
+    name_span: Span,
+    ann: Option<StructInfo>,
+    value: &PyExpr,
+    span: Span,
+    blocks: &mut Blocks,
+    place: Place,
+) -> ParseResult<()> {
+    let b = if is_call_to(value, "R.match_cast") {
+        let (v, sinfo) = match_cast_parts(ctx, value)?;
+        let var = new_var(name, ann, name_span, place);
+        Binding::MatchCast { var: Some(var), struct_info: sinfo, value: v, span }
+    } else {
+        let v = expr(ctx, value)?;
+        Binding::VarBinding { var: new_var(name, ann, name_span, place), value: v, span }
+    };
+    if let Some(var) = b.var() {
+        ctx.scopes.define(name, Entity::Relax(var.clone()));
+        ctx.bound(name, var);
+    }
+    blocks.current.push(b);
+    Ok(())
+}
+
+/// The branch's statements as a `SeqExpr`. As in TVMScript, the branch's last
+/// statement assigns the `if`'s result: `y = e` makes `e` the branch's body;
+/// `y = R.match_cast(...)` stays a binding and its variable is the body.
+fn branch(
+    ctx: &mut Ctx,
+    stmts: &[PyStmt],
+    if_span: Span,
+    what: &str,
+) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
+    ctx.scopes.push();
+    let r = (|| {
+        let mut blocks = Blocks::default();
+        let mut before_last = 0;
+        for (i, s) in stmts.iter().enumerate() {
+            if i + 1 == stmts.len() {
+                before_last = blocks.current.len();
+            }
+            statement(ctx, s, &mut blocks, Place::Ordinary)?;
+        }
+        let last_span = stmts.last().map_or(if_span, |s| s.span);
+        let no_result = || {
+            ParseError::syntax(
+                format!("the last statement of {what} must assign its result, e.g. `y = ...`"),
+                last_span,
+            )
+        };
+        // The last statement must itself have made an ordinary binding.
+        if blocks.current.len() != before_last + 1 {
+            return Err(no_result());
+        }
+        let last = blocks.current.pop().ok_or_else(no_result)?;
+        let (body, name, ann, span) = match last {
+            Binding::VarBinding { var, value, span } => {
+                // Not a binding after all: its value is the branch's body.
+                ctx.unbound(var.name(), &var);
+                (value, var.name().to_string(), var.annotation().cloned(), span)
+            }
+            Binding::MatchCast { var: Some(var), struct_info, value, span } => {
+                let body = Expr::new(ExprKind::Var(var.clone()), span);
+                let name = var.name().to_string();
+                blocks.current.push(Binding::MatchCast { var: Some(var), struct_info, value, span });
+                (body, name, None, span)
+            }
+            Binding::MatchCast { var: None, .. } => return Err(no_result()),
+        };
+        let seq = SeqExpr { blocks: blocks.finish(), body };
+        let seq_span = stmts.first().map_or(if_span, |s| s.span).to(last_span);
+        Ok((Expr::new(ExprKind::SeqExpr(Box::new(seq)), seq_span), name, ann, span))
+    })();
+    ctx.scopes.pop();
+    r
+}
+
+fn if_statement(
+    ctx: &mut Ctx,
+    test: &PyExpr,
+    body: &[PyStmt],
+    orelse: &[PyStmt],
+    span: Span,
+    blocks: &mut Blocks,
+    place: Place,
+) -> ParseResult<()> {
+    if orelse.is_empty() {
+        return Err(ParseError::syntax("an `if` in Relax needs an `else` branch", span)
+            .with_note("both branches assign the `if`'s result variable"));
+    }
+    let cond = expr(ctx, test)?;
+    let (t, t_name, t_ann, t_span) = branch(ctx, body, span, "an `if` branch")?;
+    let (f, f_name, f_ann, f_span) = branch(ctx, orelse, span, "an `if` branch")?;
+    if t_name != f_name {
+        return Err(ParseError::syntax(
+            format!("the branches of this `if` assign different results: `{t_name}` and `{f_name}`"),
+            f_span,
+        )
+        .with_secondary(t_span, format!("the true branch assigns `{t_name}`"))
+        .with_note("both branches must end by assigning the same name, which the `if` binds"));
+    }
+    check_not_reserved(&t_name, t_span)?;
+    let ann = match (t_ann, f_ann) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(ParseError::syntax(format!("the branches annotate `{t_name}` differently"), f_span)
+                .with_secondary(t_span, "the other annotation"))
+        }
+        (a, b) => a.or(b),
+    };
+    let var = new_var(&t_name, ann, t_span, place);
+    let value = Expr::new(ExprKind::If(Box::new(If { cond, true_branch: t, false_branch: f })), span);
+    ctx.scopes.define(&t_name, Entity::Relax(var.clone()));
+    ctx.bound(&t_name, &var);
+    blocks.current.push(Binding::VarBinding { var, value, span });
+    Ok(())
+}
+
+/// `with R.seq_expr():` (an extension): a `SeqExpr` bound to the name its last
+/// statement assigns, read like an `if` branch. TVMScript cannot write a `SeqExpr`
+/// as a binding's value; the spec's grammar can, and normalization flattens it.
+fn seq_expr_statement(
+    ctx: &mut Ctx,
+    context: &PyExpr,
+    body: &[PyStmt],
+    span: Span,
+    blocks: &mut Blocks,
+    place: Place,
+) -> ParseResult<()> {
+    if let PyExprKind::Call { args, keywords, .. } = &context.kind {
+        if !args.is_empty() || !keywords.is_empty() {
+            return Err(ParseError::syntax("`R.seq_expr()` takes no arguments", context.span));
+        }
+    }
+    let (seq, name, ann, name_span) = branch(ctx, body, span, "a `with R.seq_expr():` block")?;
+    check_not_reserved(&name, name_span)?;
+    let var = new_var(&name, ann, name_span, place);
+    ctx.scopes.define(&name, Entity::Relax(var.clone()));
+    ctx.bound(&name, &var);
+    blocks.current.push(Binding::VarBinding { var, value: seq, span });
+    Ok(())
+}
+
+/// The name a statement binds, for matching `R.output` names to bindings.
+fn bound_name(s: &PyStmt) -> Option<&str> {
+    match &s.kind {
+        PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), .. }, value } => {
+            shape_var_declaration(value).is_none().then_some(n.as_str())
+        }
+        PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => Some(n),
+        PyStmtKind::FunctionDef { name, .. } => Some(name),
+        PyStmtKind::If { body, .. } => body.last().and_then(bound_name),
+        PyStmtKind::With { context, body, .. } if is_call_to(context, "R.seq_expr") => body.last().and_then(bound_name),
+        _ => None,
+    }
+}
+
+fn dataflow_block(ctx: &mut Ctx, body: &[PyStmt], span: Span, blocks: &mut Blocks) -> ParseResult<()> {
+    // `R.output(a, b)` ends the block and names the bindings that stay visible.
+    let (stmts, outputs): (&[PyStmt], Vec<(&str, Span)>) = match body.split_last() {
+        Some((last, rest)) => match &last.kind {
+            PyStmtKind::Expr(e) if is_call_to(e, "R.output") => {
+                let PyExprKind::Call { args, keywords, .. } = &e.kind else { unreachable!() };
+                if let Some(k) = keywords.first() {
+                    return Err(ParseError::syntax("`R.output` takes names only", k.name_span));
+                }
+                let mut names = Vec::new();
+                for a in args {
+                    match &a.kind {
+                        PyExprKind::Name(n) => names.push((n.as_str(), a.span)),
+                        _ => {
+                            return Err(ParseError::syntax(
+                                "`R.output` takes the names of this block's bindings",
+                                a.span,
+                            ))
+                        }
+                    }
+                }
+                (rest, names)
+            }
+            _ => (body, Vec::new()),
+        },
+        None => (body, Vec::new()),
+    };
+    let mut last_binding: HashMap<&str, usize> = HashMap::new();
+    for (i, s) in stmts.iter().enumerate() {
+        if let Some(n) = bound_name(s) {
+            last_binding.insert(n, i);
+        }
+    }
+    let mut output_at: HashMap<usize, &str> = HashMap::new();
+    for (n, sp) in &outputs {
+        match last_binding.get(n) {
+            Some(i) => {
+                output_at.insert(*i, n);
+            }
+            None => {
+                return Err(ParseError::name(
+                    format!("`R.output` names `{n}`, which this dataflow block does not bind"),
+                    *sp,
+                ))
+            }
+        }
+    }
+    ctx.scopes.push();
+    let mut inner = Blocks::default();
+    let result = (|| {
+        for (i, s) in stmts.iter().enumerate() {
+            if let PyStmtKind::Expr(e) = &s.kind {
+                if is_call_to(e, "R.output") {
+                    return Err(ParseError::syntax("`R.output` must be the last statement of the block", s.span));
+                }
+            }
+            if matches!(s.kind, PyStmtKind::Return(_)) {
+                return Err(ParseError::syntax("`return` cannot appear in a dataflow block", s.span));
+            }
+            statement(ctx, s, &mut inner, Place::Dataflow { output: output_at.contains_key(&i) })?;
+        }
+        Ok(())
+    })();
+    let frame = ctx.scopes.pop();
+    result?;
+    for (n, _) in &outputs {
+        if let Some(e) = frame.get(*n) {
+            ctx.scopes.define(n, e.clone());
+        }
+    }
+    blocks.flush();
+    blocks.blocks.push(BindingBlock { kind: BlockKind::DataflowBlock, bindings: inner.current, span });
+    Ok(())
+}
