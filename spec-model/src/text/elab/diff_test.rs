@@ -315,7 +315,8 @@ fn elaboration_agrees_with_the_earlier_elaborator() {
                 for line in src.lines() {
                     if let Some(run) = line.strip_prefix("# run:") {
                         if let Ok(e) = parse_expression(run.trim()) {
-                            let (a, b) = (old::elaborate_expr_in_module(&m, &e), super::elaborate_expr_in_module(&m, &e));
+                            let (a, b) =
+                                (old::elaborate_expr_in_module(&m, &e), super::elaborate_expr_in_module(&m, &e));
                             match (a, b) {
                                 (Ok(x), Ok(y)) => {
                                     if let Err(d) = crate::alpha::alpha_eq_expr(&x, &y) {
@@ -363,6 +364,148 @@ fn elaboration_agrees_with_the_earlier_elaborator() {
         t.failures.len()
     );
     for f in t.failures.iter().take(10) {
+        eprintln!("{f}\n");
+    }
+    assert!(t.failures.is_empty(), "{} differences", t.failures.len());
+}
+
+/// Random Relax functions over a small pool of names, so that uses before bindings,
+/// after closed scopes, across closures and branches are common.
+struct Gen {
+    state: u64,
+}
+
+const POOL: &[&str] = &["a", "b", "d", "e", "g", "p", "k"];
+const TY: &str = "R.Tensor((4,), \"float32\")";
+
+impl Gen {
+    fn rnd(&mut self, n: usize) -> usize {
+        self.state = self.state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.state >> 33) as usize) % n.max(1)
+    }
+    fn name(&mut self) -> &'static str {
+        POOL[self.rnd(POOL.len())]
+    }
+    fn value(&mut self) -> String {
+        match self.rnd(6) {
+            0 => self.name().to_string(),
+            1 => format!("({}, {})", self.name(), self.name()),
+            2 => format!("{}({})", self.name(), self.name()),
+            3 => "R.shape([4])".to_string(),
+            _ => format!("R.add({}, {})", self.name(), self.name()),
+        }
+    }
+    /// One assignment of `target` (the result of a block when `last`).
+    fn assign(&mut self, ind: &str, target: &str, out: &mut String) {
+        match self.rnd(8) {
+            0 => out.push_str(&format!("{ind}{target}: {TY} = {}\n", self.value())),
+            1 => out.push_str(&format!("{ind}{target} = R.match_cast({}, {TY})\n", self.name())),
+            2 => out.push_str(&format!("{ind}{target}: {TY} = R.match_cast({}, {TY})\n", self.name())),
+            _ => out.push_str(&format!("{ind}{target} = {}\n", self.value())),
+        }
+    }
+    fn block(&mut self, ind: &str, depth: usize, result: Option<&str>, dataflow: bool, out: &mut String) {
+        let n = 1 + self.rnd(4);
+        for _ in 0..n {
+            self.statement(ind, depth, dataflow, out);
+        }
+        if let Some(r) = result {
+            self.result(ind, depth, r, out);
+        }
+    }
+    /// A statement that ends a block by assigning `r`.
+    fn result(&mut self, ind: &str, depth: usize, r: &str, out: &mut String) {
+        match if depth > 3 { 0 } else { self.rnd(6) } {
+            1 => self.if_stmt(ind, depth, r, out),
+            2 => {
+                out.push_str(&format!("{ind}with R.seq_expr():\n"));
+                self.block(&format!("{ind}    "), depth + 1, Some(r), false, out);
+            }
+            3 => self.def(ind, depth, r, out),
+            _ => self.assign(ind, r, out),
+        }
+    }
+    fn if_stmt(&mut self, ind: &str, depth: usize, r: &str, out: &mut String) {
+        out.push_str(&format!("{ind}if {}:\n", if self.rnd(4) == 0 { self.name() } else { "c" }));
+        self.block(&format!("{ind}    "), depth + 1, Some(r), false, out);
+        out.push_str(&format!("{ind}else:\n"));
+        self.block(&format!("{ind}    "), depth + 1, Some(r), false, out);
+    }
+    fn def(&mut self, ind: &str, depth: usize, name: &str, out: &mut String) {
+        let pure = if self.rnd(3) == 0 { "(pure=True)" } else { "" };
+        out.push_str(&format!("{ind}@R.function{pure}\n{ind}def {name}(v: {TY}) -> {TY}:\n"));
+        let inner = format!("{ind}    ");
+        self.block(&inner, depth + 1, None, false, out);
+        out.push_str(&format!("{inner}return {}\n", self.name()));
+    }
+    fn statement(&mut self, ind: &str, depth: usize, dataflow: bool, out: &mut String) {
+        let target = self.name();
+        match self.rnd(if depth > 3 { 9 } else { 20 }) {
+            0..=8 => self.assign(ind, target, out),
+            9 | 10 => self.if_stmt(ind, depth, target, out),
+            11 if !dataflow => {
+                out.push_str(&format!("{ind}with R.dataflow():\n"));
+                let inner = format!("{ind}    ");
+                let mut body = String::new();
+                self.block(&inner, depth + 1, None, true, &mut body);
+                out.push_str(&body);
+                let outs: Vec<&str> = POOL
+                    .iter()
+                    .copied()
+                    .filter(|n| {
+                        body.lines().any(|l| {
+                            l.strip_prefix(inner.as_str()).is_some_and(|r| {
+                                (r.starts_with(&format!("{n} =")) || r.starts_with(&format!("{n}:")))
+                                    && !r.contains("T.int64")
+                            })
+                        })
+                    })
+                    .filter(|_| self.rnd(2) == 0)
+                    .collect();
+                out.push_str(&format!("{inner}R.output({})\n", outs.join(", ")));
+            }
+            12 => {
+                out.push_str(&format!("{ind}with R.seq_expr():\n"));
+                self.block(&format!("{ind}    "), depth + 1, Some(target), false, out);
+            }
+            13 | 14 => self.def(ind, depth, target, out),
+            15 => out.push_str(&format!("{ind}{target} = cls\n")),
+            16 => out.push_str(&format!("{ind}cls = {}\n", self.name())),
+            17 => out.push_str(&format!("{ind}R.print({}, format=\"{{}}\")\n", self.name())),
+            18 => out.push_str(&format!("{ind}k = T.int64()\n")),
+            _ => self.assign(ind, target, out),
+        }
+    }
+    fn program(&mut self) -> String {
+        let mut out = format!(
+            "@I.ir_module\nclass M:\n    @R.function(pure=False)\n    def f(c: R.Tensor((), \"bool\"), p: {TY}):\n"
+        );
+        self.block("        ", 2, None, false, &mut out);
+        // Every name of the pool is the function's own, so few uses are unknown.
+        for n in POOL {
+            if self.rnd(30) != 0 {
+                out.push_str(&format!("        {n} = p\n"));
+            }
+        }
+        out.push_str(&format!("        return {}\n", self.name()));
+        out
+    }
+}
+
+#[test]
+fn elaboration_agrees_on_random_scoping() {
+    let count: usize = std::env::var("ELAB_DIFF_RANDOM").ok().and_then(|s| s.parse().ok()).unwrap_or(20000);
+    let mut g = Gen { state: 12345 };
+    let mut t = Tally::default();
+    for i in 0..count {
+        let src = g.program();
+        match parse_file(&src) {
+            Ok(stmts) => compare(&format!("random #{i}"), &src, &stmts, &mut t),
+            Err(e) => panic!("generator wrote a program that does not parse: {e:?}\n{src}"),
+        }
+    }
+    eprintln!("elab random: {} elaborate, {} fail the same way, {} differences", t.ok, t.err, t.failures.len());
+    for f in t.failures.iter().take(5) {
         eprintln!("{f}\n");
     }
     assert!(t.failures.is_empty(), "{} differences", t.failures.len());

@@ -14,11 +14,11 @@ mod relax_fn;
 pub(crate) mod sinfo;
 pub(crate) mod tir;
 
-use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use crate::grammar::tir::Buffer;
 use crate::grammar::{BaseFunc, GlobalVar, IRModule, PrimVar, Var};
 use crate::span::Span;
+use crate::text::error::{ParseError, ParseResult};
+use crate::text::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use std::collections::HashMap;
 use std::rc::Rc;
 
