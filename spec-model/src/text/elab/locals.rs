@@ -1,17 +1,23 @@
 //! Python's rule for the names of a Relax function body: a name assigned anywhere in
 //! the body is the function's own, so a use of it that is not in scope still refers to
-//! one of the body's bindings of it. A pre-pass over the body's syntax, before the body
-//! is elaborated, finds every binding (in the order elaboration makes them, with the
-//! depth of the scope it binds in) and gives each whose variable its syntax fixes that
-//! variable.
+//! one of the body's bindings of it. Such programs break WF-1 or WF-3, and the checker
+//! says so with the rule; the parser only reports names that no binding of any
+//! enclosing function gives.
 //!
-//! A use of `x` not in scope refers to the first binding of `x` made after the
-//! statement holding the use starts, in the use's scope or one enclosing it by depth;
-//! failing that, to the body's last binding of `x`. Such programs break WF-1 or WF-3,
-//! and the checker says so with the rule; the parser only reports names that no
-//! binding of any enclosing function gives. The last assignment of an `if` branch or a
-//! `with R.seq_expr():` block is not a binding (its value is the block's result; the
-//! `if` binds the name), unless it is a `match_cast`.
+//! A pre-pass over the body's syntax, before the body is elaborated, lists its
+//! bindings in the order elaboration makes them, with the depth of the scope each
+//! binds in. The last assignment of an `if` branch or a `with R.seq_expr():` block is
+//! not one (its value is the block's result; the `if` binds the name), unless it is a
+//! `match_cast`. A use of `x` not in scope refers to the first binding of `x` made
+//! after the statement holding the use starts, in a scope no deeper than the use's
+//! (so not in an `if` branch nested below it); failing that, to the body's last
+//! binding of `x`.
+//!
+//! The pre-pass also gives each binding whose syntax fixes its variable that variable.
+//! The others (an annotated binding, whose annotation only elaboration in the
+//! binding's own scope can build; a local function, whose variable has its signature
+//! when it calls itself) get theirs when elaborated, and a use before them holds a
+//! stand-in until the body ends.
 
 use super::relax_fn::{dataflow_parts, is_call_to, is_docstring, new_var, shape_var_declaration, Place};
 use super::{Ctx, Entity};
@@ -62,7 +68,7 @@ pub(crate) struct Locals {
     sites: HashMap<String, Sites>,
     /// The variable of each binding whose syntax fixes it (no annotation, not a function).
     vars: HashMap<usize, Var>,
-    /// The variables of the other bindings, as elaboration makes them.
+    /// The variable each statement bound, as elaboration makes them.
     made: RefCell<HashMap<usize, Var>>,
     /// Stand-ins for those variables, given to uses that come before them.
     stand_ins: RefCell<HashMap<usize, Var>>,
