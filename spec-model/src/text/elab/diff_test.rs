@@ -136,6 +136,14 @@ const HAND_WRITTEN: &[&str] = &[
     "@R.function\ndef f(c: R.Tensor((), \"bool\"), x: R.Tensor((4,), \"float32\")):\n    y = R.add(x, z)\n    if c:\n        z = x\n        w = z\n    else:\n        w = x\n    return w\n",
     // A dataflow output used before its block.
     "@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    a = R.add(x, d)\n    with R.dataflow():\n        d = R.multiply(x, x)\n        e = R.add(d, d)\n        R.output(d)\n    return e\n",
+    // TIR: parameters declared twice, loop variables out of scope, shadowing.
+    "@T.prim_func\ndef f(n: T.int32, n: T.int32):\n    T.evaluate(n)\n",
+    "@T.prim_func\ndef f(A: T.handle, A: T.handle):\n    T.evaluate(0)\n",
+    "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\"), A: T.int32):\n    T.evaluate(A)\n",
+    "@T.prim_func\ndef f(n: T.int32, A: T.Buffer((n,), \"float32\"), n: T.handle):\n    T.evaluate(0)\n",
+    "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    for i in range(4):\n        A[i] = 0.0\n    A[i] = 1.0\n",
+    "@T.prim_func\ndef f(A: T.Buffer((4, 4), \"float32\")):\n    for i, j in T.grid(4, 4):\n        with T.block(\"b\"):\n            vi, vj = T.axis.remap(\"SS\", [i, j])\n            A[vi, vj] = 0.0\n        x = vi\n",
+    "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    for i in range(4):\n        for i in range(2):\n            A[i] = 0.0\n        with T.block(\"b\"):\n            v = T.axis.spatial(4, i)\n            A[v] = 1.0\n",
     // `_` bound by an `if` whose branches end in expressions.
     "@R.function(pure=False)\ndef f(c: R.Tensor((), \"bool\"), x: R.Tensor((4,), \"float32\")):\n    y = R.add(x, _)\n    if c:\n        R.print(x, format=\"{}\")\n    else:\n        R.print(x, format=\"{}\")\n    _ = x\n    return y\n",
 ];
