@@ -354,8 +354,3 @@ pub(crate) fn elaborate_struct_info(e: &PyExpr) -> ParseResult<crate::grammar::S
     }
     sinfo::struct_info(&mut ctx, e)
 }
-
-#[cfg(test)]
-mod diff_test;
-#[cfg(test)]
-mod old;
