@@ -3,10 +3,12 @@
 //!
 //! Naming follows TVMScript: a name refers to its most recent binding in the
 //! innermost enclosing scope; `if` branches and dataflow blocks open scopes; the
-//! outputs of a dataflow block (`R.output(...)`) stay visible after it.
+//! outputs of a dataflow block (`R.output(...)`) stay visible after it. As in Python,
+//! a name assigned anywhere in a Relax function body is the function's own (`locals`).
 
 mod attrs;
 mod constant;
+mod locals;
 pub(crate) mod prim;
 mod relax_expr;
 mod relax_fn;
@@ -38,139 +40,44 @@ pub(crate) enum GlobalKind {
     Tir,
 }
 
-/// Scoped name resolution shared by the Relax and TIR elaborators.
-pub(crate) struct Scopes {
-    pub(crate) frames: Vec<HashMap<String, Entity>>,
-}
-
-impl Scopes {
-    fn new(base: HashMap<String, Entity>) -> Scopes {
-        Scopes { frames: vec![base] }
-    }
-    pub(crate) fn push(&mut self) {
-        self.frames.push(HashMap::new());
-    }
-    pub(crate) fn pop(&mut self) -> HashMap<String, Entity> {
-        self.frames.pop().unwrap_or_default()
-    }
-    pub(crate) fn lookup(&self, name: &str) -> Option<&Entity> {
-        self.frames.iter().rev().find_map(|f| f.get(name))
-    }
-    pub(crate) fn define(&mut self, name: &str, e: Entity) {
-        if let Some(f) = self.frames.last_mut() {
-            f.insert(name.to_string(), e);
-        }
-    }
-    /// Every name visible now (for "did you mean" hints).
-    fn visible_names(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.frames.iter().flat_map(|f| f.keys().cloned()).collect();
-        v.sort();
-        v.dedup();
-        v
-    }
-}
-
-/// Names of one Relax function body, for Python's rule that a name assigned anywhere
-/// in a function is that function's own: a use not in scope refers to the binding of
-/// that name later in the body (or, failing that, the last one before it, whose scope
-/// has closed). Such programs break WF-1 or WF-3, and the checker says so with the
-/// rule; the parser only reports names no binding of the function gives.
-#[derive(Default)]
-pub(crate) struct FnFrame {
-    /// Every name the body binds (not counting nested functions' bodies).
-    names: std::collections::HashSet<String>,
-    /// Uses waiting for a later binding of their name, with the scope depth of the use.
-    pending: HashMap<String, Vec<(Var, usize)>>,
-    /// Provisional variable id -> the variable of the binding it turned out to mean.
-    subst: HashMap<u64, Var>,
-    /// Every provisional variable handed out, by id, with the scope depth of its use.
-    provisional: HashMap<u64, (Var, usize)>,
-    last_bound: HashMap<String, Var>,
-}
-
-/// State shared while elaborating one module.
+/// What names mean where an expression or statement is elaborated, shared by the
+/// Relax and TIR elaborators. The scope is a persistent map: a nested scope starts as
+/// a copy of its parent ([`Ctx::enter`]) and ends by being dropped.
+#[derive(Clone)]
 pub(crate) struct Ctx {
-    pub(crate) globals: HashMap<String, GlobalKind>,
-    pub(crate) scopes: Scopes,
-    pub(crate) fn_frames: Vec<FnFrame>,
+    pub(crate) globals: Rc<HashMap<String, GlobalKind>>,
+    /// Names are shared strings: a persistent map copies its entries on write.
+    scope: imbl::HashMap<Rc<str>, Entity>,
+    /// How many scopes enclose this one, counting the module's: the rule for uses of a
+    /// name before its binding compares the depths of the use and the binding.
+    depth: usize,
+    /// The innermost Relax function body being elaborated, if any.
+    body: Option<locals::Frame>,
 }
 
 impl Ctx {
-    /// Starts a function body that binds `names`.
-    pub(crate) fn enter_function(&mut self, names: std::collections::HashSet<String>) {
-        self.fn_frames.push(FnFrame { names, ..FnFrame::default() });
+    fn new(globals: HashMap<String, GlobalKind>, base: HashMap<String, Entity>) -> Ctx {
+        let scope = base.into_iter().map(|(n, e)| (Rc::from(n), e)).collect();
+        Ctx { globals: Rc::new(globals), scope, depth: 1, body: None }
     }
 
-    /// Ends the innermost function body: the substitution that gives each use not in
-    /// scope the variable its name is bound to.
-    pub(crate) fn leave_function(&mut self) -> HashMap<u64, Var> {
-        let Some(mut f) = self.fn_frames.pop() else { return HashMap::new() };
-        for (name, provisionals) in std::mem::take(&mut f.pending) {
-            if let Some(v) = f.last_bound.get(&name) {
-                for (p, _) in provisionals {
-                    f.subst.insert(p.id(), v.clone());
-                }
-            }
-        }
-        f.subst
+    /// A scope nested in this one.
+    pub(crate) fn enter(&self) -> Ctx {
+        Ctx { depth: self.depth + 1, ..self.clone() }
     }
 
-    /// The variable a name not in scope refers to, if a binding of an enclosing
-    /// function's body gives that name.
-    pub(crate) fn forward_ref(&mut self, name: &str, span: Span) -> Option<Var> {
-        let depth = self.scopes.frames.len();
-        let frame = self.fn_frames.iter_mut().rev().find(|f| f.names.contains(name))?;
-        let waiting = frame.pending.entry(name.to_string()).or_default();
-        if let Some((v, _)) = waiting.iter().find(|(_, d)| *d == depth) {
-            return Some(v.clone());
-        }
-        let v = Var::new(name, None, span);
-        frame.provisional.insert(v.id(), (v.clone(), depth));
-        waiting.push((v.clone(), depth));
-        Some(v)
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Entity> {
+        self.scope.get(name)
     }
 
-    /// Records that a binding of the current function body gives `name` the variable `var`.
-    pub(crate) fn bound(&mut self, name: &str, var: &Var) {
-        // A use waits for a binding in its own scope or an enclosing one, not for one
-        // inside a nested scope (an `if` branch's) that it could never see.
-        let depth = self.scopes.frames.len();
-        if let Some(f) = self.fn_frames.last_mut() {
-            if let Some(waiting) = f.pending.get_mut(name) {
-                waiting.retain(|(p, d)| {
-                    if *d >= depth {
-                        f.subst.insert(p.id(), var.clone());
-                        false
-                    } else {
-                        true
-                    }
-                });
-            }
-            f.last_bound.insert(name.to_string(), var.clone());
-        }
-    }
-
-    /// Takes back a binding of `name` that turned out not to be one (the last
-    /// assignment of an `if` branch, whose value becomes the branch's body): the uses
-    /// it resolved wait again for the next binding of the name.
-    pub(crate) fn unbound(&mut self, name: &str, var: &Var) {
-        if let Some(f) = self.fn_frames.last_mut() {
-            let resolved: Vec<u64> = f.subst.iter().filter(|(_, v)| v.id() == var.id()).map(|(k, _)| *k).collect();
-            for k in resolved {
-                f.subst.remove(&k);
-                if let Some(p) = f.provisional.get(&k) {
-                    f.pending.entry(name.to_string()).or_default().push(p.clone());
-                }
-            }
-            if f.last_bound.get(name).is_some_and(|v| v.id() == var.id()) {
-                f.last_bound.remove(name);
-            }
-        }
+    pub(crate) fn define(&mut self, name: &str, e: Entity) {
+        self.scope.insert(Rc::from(name), e);
     }
 
     pub(crate) fn unknown_name(&self, name: &str, span: Span) -> ParseError {
         let mut err = ParseError::name(format!("unknown name `{name}`"), span).with_label("not defined here");
-        if let Some(best) = closest(name, &self.scopes.visible_names()) {
+        let visible: Vec<String> = self.scope.keys().map(|n| n.to_string()).collect();
+        if let Some(best) = closest(name, &visible) {
             err = err.with_note(format!("help: a name with a similar spelling exists: `{best}`"));
         }
         err
@@ -360,15 +267,15 @@ fn elaborate_module(name: &str, class_name: Option<&str>, defs: &[&PyStmt], span
     if let Some(c) = class_name {
         base.insert(c.to_string(), Entity::Module);
     }
-    let mut ctx = Ctx { globals, scopes: Scopes::new(base), fn_frames: Vec::new() };
+    let ctx = Ctx::new(globals, base);
     let mut functions = Vec::new();
     for d in defs {
         let PyStmtKind::FunctionDef { name, .. } = &d.kind else {
             continue;
         };
         let f = match ctx.globals[name.as_str()] {
-            GlobalKind::Relax => BaseFunc::Relax(Rc::new(relax_fn::global_function(&mut ctx, d)?)),
-            GlobalKind::Tir => BaseFunc::Tir(Rc::new(tir::prim_func(&mut ctx, d)?)),
+            GlobalKind::Relax => BaseFunc::Relax(Rc::new(relax_fn::global_function(&ctx, d)?)),
+            GlobalKind::Tir => BaseFunc::Tir(Rc::new(tir::prim_func(&ctx, d)?)),
         };
         functions.push((GlobalVar::new(name.clone()), f));
     }
@@ -389,8 +296,7 @@ pub(crate) fn elaborate_expr_in_module(module: &IRModule, e: &PyExpr) -> ParseRe
     }
     base.insert("cls".to_string(), Entity::Module);
     base.insert(module.name.clone(), Entity::Module);
-    let mut ctx = Ctx { globals, scopes: Scopes::new(base), fn_frames: Vec::new() };
-    ctx.scopes.push();
+    let mut ctx = Ctx::new(globals, base).enter();
     relax_expr::standalone_expr(&mut ctx, e)
 }
 
@@ -399,8 +305,7 @@ pub use sinfo::ndim_of_shape_var;
 /// Elaborates standalone shape expressions (`oracle prove`): a free name is an `int64`
 /// shape variable, the same one wherever the name recurs.
 pub(crate) fn elaborate_prim_exprs(es: &[PyExpr]) -> ParseResult<Vec<crate::grammar::PrimExpr>> {
-    let mut ctx = Ctx { globals: HashMap::new(), scopes: Scopes::new(HashMap::new()), fn_frames: Vec::new() };
-    ctx.scopes.push();
+    let mut ctx = Ctx::new(HashMap::new(), HashMap::new()).enter();
     es.iter().map(|e| prim::prim_expr(&mut ctx, e, prim::NameMode::Declare)).collect()
 }
 
@@ -434,8 +339,7 @@ pub(crate) fn elaborate_struct_info(e: &PyExpr) -> ParseResult<crate::grammar::S
     }
     let (mut free, mut relax) = (Vec::new(), Vec::new());
     names(e, &mut free, &mut relax);
-    let mut ctx = Ctx { globals: HashMap::new(), scopes: Scopes::new(HashMap::new()), fn_frames: Vec::new() };
-    ctx.scopes.push();
+    let mut ctx = Ctx::new(HashMap::new(), HashMap::new()).enter();
     for n in free {
         let entity = if relax.contains(&n) {
             let shape = crate::grammar::StructInfo::new(
@@ -446,7 +350,7 @@ pub(crate) fn elaborate_struct_info(e: &PyExpr) -> ParseResult<crate::grammar::S
         } else {
             Entity::Shape(crate::grammar::PrimVar::shape_var(n.clone()))
         };
-        ctx.scopes.define(&n, entity);
+        ctx.define(&n, entity);
     }
     sinfo::struct_info(&mut ctx, e)
 }

@@ -244,7 +244,7 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
             let inner = parse_string_dim(s, span)?;
             return prim_expr(ctx, &inner, NameMode::Declare);
         }
-        PyExprKind::Name(n) => match ctx.scopes.lookup(n) {
+        PyExprKind::Name(n) => match ctx.lookup(n) {
             Some(Entity::Shape(v)) => PrimExprKind::Var(v.clone()),
             Some(Entity::Relax(_)) => {
                 return Err(ParseError::name(
@@ -255,7 +255,7 @@ pub(crate) fn prim_expr(ctx: &mut Ctx, e: &PyExpr, mode: NameMode) -> ParseResul
             Some(_) => return Err(ParseError::name(format!("`{n}` is not a shape variable"), span)),
             None if mode == NameMode::Declare => {
                 let v = PrimVar::shape_var(n.clone());
-                ctx.scopes.define(n, Entity::Shape(v.clone()));
+                ctx.define(n, Entity::Shape(v.clone()));
                 PrimExprKind::Var(v)
             }
             None => return Err(ctx.unknown_name(n, span)),

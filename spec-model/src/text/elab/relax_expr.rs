@@ -24,7 +24,7 @@ pub(crate) fn standalone_expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
 /// denotes a `PrimValue`)?
 fn is_prim_like(ctx: &Ctx, e: &PyExpr) -> bool {
     match &e.kind {
-        PyExprKind::Name(n) => matches!(ctx.scopes.lookup(n), Some(Entity::Shape(_))),
+        PyExprKind::Name(n) => matches!(ctx.lookup(n), Some(Entity::Shape(_))),
         PyExprKind::Int(_) | PyExprKind::Float(_) | PyExprKind::Bool(_) => true,
         PyExprKind::Call { func, .. } => func.dotted().is_some_and(|d| d.first() == Some(&"T")),
         PyExprKind::Unary { operand, .. } => is_prim_like(ctx, operand),
@@ -50,7 +50,7 @@ fn op_call(op: Op, args: Vec<Expr>, span: Span) -> Expr {
 pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
     let span = e.span;
     let kind = match &e.kind {
-        PyExprKind::Name(n) => match ctx.scopes.lookup(n) {
+        PyExprKind::Name(n) => match ctx.lookup(n) {
             Some(Entity::Relax(v)) => ExprKind::Var(v.clone()),
             Some(Entity::Shape(_)) => ExprKind::PrimValue(prim_expr(ctx, e, NameMode::Resolve)?),
             Some(Entity::Global(gv)) => ExprKind::GlobalVar(gv.clone()),
@@ -153,7 +153,7 @@ fn attribute(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
             }
             Ok(op(&name, span))
         }
-        [m, f] => match ctx.scopes.lookup(m) {
+        [m, f] => match ctx.lookup(m) {
             Some(Entity::Module) => {
                 if ctx.globals.contains_key(*f) {
                     Ok(Expr::new(ExprKind::GlobalVar(crate::grammar::GlobalVar::new(*f)), span))

@@ -6,7 +6,6 @@ use super::prim::{parse_string_dim, prim_expr, t_dtype, NameMode};
 use super::relax_expr::expr;
 use super::sinfo::struct_info;
 use super::{decorator_is, Ctx, Entity, FnDef};
-use crate::grammar::rewrite::replace_var_uses;
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, Attrs, Binding, BindingBlock, BlockKind, DataType, Expr, ExprKind, Function, If, PrimVar, SeqExpr,
@@ -15,7 +14,7 @@ use crate::grammar::{
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 const RESERVED: &[&str] = &["R", "T", "I"];
@@ -44,9 +43,38 @@ impl Blocks {
 /// Where a statement sits: in an ordinary block, or in a dataflow block where the
 /// binding it makes is (or is not) one of the block's outputs.
 #[derive(Clone, Copy)]
-enum Place {
+pub(super) enum Place {
     Ordinary,
     Dataflow { output: bool },
+}
+
+/// Statements being elaborated into one `SeqExpr`: the scope they extend, the blocks
+/// their bindings go to, and where the next binding sits.
+struct Seq {
+    ctx: Ctx,
+    blocks: Blocks,
+    place: Place,
+}
+
+impl Seq {
+    fn new(ctx: Ctx) -> Seq {
+        Seq { ctx, blocks: Blocks::default(), place: Place::Ordinary }
+    }
+
+    /// The variable statement `s` binds `name` to: the one the body's pre-pass gave it,
+    /// or else a fresh one.
+    fn var(&self, s: &PyStmt, name: &str, ann: Option<StructInfo>, span: Span) -> Var {
+        self.ctx.planned_var(s).unwrap_or_else(|| new_var(name, ann, span, self.place))
+    }
+
+    /// Adds the binding `b` statement `s` makes; its variable comes into scope.
+    fn bind(&mut self, s: &PyStmt, b: Binding) {
+        if let Some(var) = b.var() {
+            self.ctx.define(var.name(), Entity::Relax(var.clone()));
+            self.ctx.made(s, var);
+        }
+        self.blocks.current.push(b);
+    }
 }
 
 struct Decorator {
@@ -67,7 +95,7 @@ fn relax_decorator(def: &FnDef) -> ParseResult<Decorator> {
 }
 
 /// A function of the module: public (its `global_symbol` is its name) unless `private=True`.
-pub(crate) fn global_function(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<Function> {
+pub(crate) fn global_function(ctx: &Ctx, def: &PyStmt) -> ParseResult<Function> {
     let def = FnDef::of(def).expect("called on function definitions");
     let dec = relax_decorator(&def)?;
     let (mut f, _) = function(ctx, &def, &dec, None)?;
@@ -113,26 +141,11 @@ fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
     }
 }
 
-/// Elaborates a function. `self_var` is `Some(dataflow)` for a local function bound
-/// by name; the returned variable is the one recursive calls used, if any.
-fn function(
-    ctx: &mut Ctx,
-    def: &FnDef,
-    dec: &Decorator,
-    self_var: Option<bool>,
-) -> ParseResult<(Function, Option<Var>)> {
-    ctx.scopes.push();
-    let r = function_in_scope(ctx, def, dec, self_var);
-    ctx.scopes.pop();
-    r
-}
-
-fn function_in_scope(
-    ctx: &mut Ctx,
-    def: &FnDef,
-    dec: &Decorator,
-    self_var: Option<bool>,
-) -> ParseResult<(Function, Option<Var>)> {
+/// Elaborates a function in a scope of its own. `self_var` is `Some(dataflow)` for a
+/// local function bound by name; the returned variable is the one recursive calls
+/// used, if any.
+fn function(outer: &Ctx, def: &FnDef, dec: &Decorator, self_var: Option<bool>) -> ParseResult<(Function, Option<Var>)> {
+    let mut ctx = outer.enter();
     let FnDef { name, name_span, params, returns, body, span, .. } = *def;
     // String dimensions anywhere in the signature introduce shape variables first,
     // so that any annotation may use them (TVMScript collects them the same way).
@@ -148,7 +161,7 @@ fn function_in_scope(
     for s in strings {
         if let PyExprKind::Str(text) = &s.kind {
             let inner = parse_string_dim(text, s.span)?;
-            prim_expr(ctx, &inner, NameMode::Declare)?;
+            prim_expr(&mut ctx, &inner, NameMode::Declare)?;
         }
     }
     let mut vars: Vec<Var> = Vec::new();
@@ -162,16 +175,16 @@ fn function_in_scope(
             return Err(ParseError::syntax("Relax parameters have no default values", d.span));
         }
         check_not_reserved(&p.name, p.span)?;
-        let ann = p.annotation.as_ref().map(|a| struct_info(ctx, a)).transpose()?;
+        let ann = p.annotation.as_ref().map(|a| struct_info(&mut ctx, a)).transpose()?;
         let v = Var::new(p.name.clone(), ann, p.span);
-        ctx.scopes.define(&p.name, Entity::Relax(v.clone()));
+        ctx.define(&p.name, Entity::Relax(v.clone()));
         vars.push(v);
     }
-    let ret_struct_info = returns.map(|r| struct_info(ctx, r)).transpose()?;
+    let ret_struct_info = returns.map(|r| struct_info(&mut ctx, r)).transpose()?;
     // A local function may call itself through the name it is bound to (Variable
     // Scoping, rule 2); that variable is annotated with the signature, as TVMScript does,
     // pure only if the function says `pure=True` (TY-11.1).
-    let provisional = self_var.map(|dataflow| {
+    let recursive = self_var.map(|dataflow| {
         let sig = StructInfo::new(
             StructInfoKind::Func {
                 params: Some(vars.iter().map(|v| v.annotation().cloned().unwrap_or_else(StructInfo::object)).collect()),
@@ -184,7 +197,7 @@ fn function_in_scope(
         let v =
             if dataflow { Var::new_dataflow(name, Some(sig), name_span) } else { Var::new(name, Some(sig), name_span) };
         if !params.iter().any(|p| p.name == name) {
-            ctx.scopes.define(name, Entity::Relax(v.clone()));
+            ctx.define(name, Entity::Relax(v.clone()));
         }
         v
     });
@@ -192,13 +205,10 @@ fn function_in_scope(
     if let Some(p) = dec.pure {
         attrs.insert("pure", AttrValue::Bool(p));
     }
-    let mut names = std::collections::HashSet::new();
-    bound_names(body, &mut names);
-    ctx.enter_function(names);
-    let body = function_body(ctx, body, &mut attrs, name_span, dec.seq_body);
-    let subst = ctx.leave_function();
-    let body = replace_var_uses(&body?, &subst);
-    let used_self = provisional.filter(|v| {
+    ctx.begin_body(body);
+    let body = function_body(&ctx, body, &mut attrs, name_span, dec.seq_body)?;
+    let body = ctx.end_body(body);
+    let used_self = recursive.filter(|v| {
         let mut found = false;
         walk_expr(&body, &mut |e| found |= e.as_var() == Some(v));
         found
@@ -213,14 +223,8 @@ fn check_not_reserved(name: &str, span: Span) -> ParseResult<()> {
     Ok(())
 }
 
-fn function_body(
-    ctx: &mut Ctx,
-    body: &[PyStmt],
-    attrs: &mut Attrs,
-    name_span: Span,
-    seq_body: bool,
-) -> ParseResult<Expr> {
-    let mut blocks = Blocks::default();
+fn function_body(ctx: &Ctx, body: &[PyStmt], attrs: &mut Attrs, name_span: Span, seq_body: bool) -> ParseResult<Expr> {
+    let mut sc = Seq::new(ctx.clone());
     let mut result = None;
     for (i, s) in body.iter().enumerate() {
         if i == 0 && is_docstring(s) {
@@ -229,7 +233,7 @@ fn function_body(
         let binds_nothing = matches!(&s.kind, PyStmtKind::Return(_))
             || matches!(&s.kind, PyStmtKind::Expr(e) if is_call_to(e, "R.func_attr"))
             || matches!(&s.kind, PyStmtKind::Assign { value, .. } if shape_var_declaration(value).is_some()
-                || matches!(&value.kind, PyExprKind::Name(m) if matches!(ctx.scopes.lookup(m), Some(Entity::Module))));
+                || matches!(&value.kind, PyExprKind::Name(m) if matches!(sc.ctx.lookup(m), Some(Entity::Module))));
         if !seq_body && !binds_nothing {
             return Err(ParseError::syntax(
                 "with `seq_body=False` the body is one `return` (after attributes and shape-variable declarations)",
@@ -244,10 +248,11 @@ fn function_body(
                 if let Some(next) = body.get(i + 1) {
                     return Err(ParseError::syntax("statements after `return`", next.span));
                 }
-                result = Some(expr(ctx, v)?);
+                sc.ctx.at(s);
+                result = Some(expr(&mut sc.ctx, v)?);
             }
             PyStmtKind::Expr(e) if is_call_to(e, "R.func_attr") => func_attr(e, attrs)?,
-            _ => statement(ctx, s, &mut blocks, Place::Ordinary)?,
+            _ => statement(&mut sc, s)?,
         }
     }
     let Some(body_expr) = result else {
@@ -258,40 +263,14 @@ fn function_body(
         return Ok(body_expr);
     }
     let span = body_expr.span;
-    Ok(Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: blocks.finish(), body: body_expr })), span))
+    Ok(Expr::new(ExprKind::SeqExpr(Box::new(SeqExpr { blocks: sc.blocks.finish(), body: body_expr })), span))
 }
 
-/// The names a function body's statements bind (Python's function-local names),
-/// not counting the bodies of nested functions.
-fn bound_names(stmts: &[PyStmt], out: &mut std::collections::HashSet<String>) {
-    for s in stmts {
-        match &s.kind {
-            PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), .. }, value }
-                if shape_var_declaration(value).is_none() =>
-            {
-                out.insert(n.clone());
-            }
-            PyStmtKind::AnnAssign { target: PyExpr { kind: PyExprKind::Name(n), .. }, .. } => {
-                out.insert(n.clone());
-            }
-            PyStmtKind::FunctionDef { name, .. } => {
-                out.insert(name.clone());
-            }
-            PyStmtKind::If { body, orelse, .. } => {
-                bound_names(body, out);
-                bound_names(orelse, out);
-            }
-            PyStmtKind::With { body, .. } => bound_names(body, out),
-            _ => {}
-        }
-    }
-}
-
-fn is_docstring(s: &PyStmt) -> bool {
+pub(super) fn is_docstring(s: &PyStmt) -> bool {
     matches!(&s.kind, PyStmtKind::Expr(PyExpr { kind: PyExprKind::Str(_), .. }))
 }
 
-fn is_call_to(e: &PyExpr, name: &str) -> bool {
+pub(super) fn is_call_to(e: &PyExpr, name: &str) -> bool {
     matches!(&e.kind, PyExprKind::Call { func, .. } if func.dotted_name().as_deref() == Some(name))
 }
 
@@ -314,7 +293,7 @@ fn func_attr(e: &PyExpr, attrs: &mut Attrs) -> ParseResult<()> {
 /// `"n"` introduced), or declares a fresh one to be bound by a later `MatchCast`.
 fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> ParseResult<()> {
     check_not_reserved(name, span)?;
-    match ctx.scopes.lookup(name) {
+    match ctx.lookup(name) {
         Some(Entity::Shape(v)) if v.dtype() == dtype => Ok(()),
         Some(Entity::Shape(v)) => {
             Err(ParseError::name(format!("`{name}` is a shape variable of dtype {}, not {dtype}", v.dtype()), span))
@@ -323,14 +302,14 @@ fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> 
             Err(ParseError::name(format!("`{name}` already names a Relax variable; pick another name"), span))
         }
         _ => {
-            ctx.scopes.define(name, Entity::Shape(PrimVar::new(name, dtype)));
+            ctx.define(name, Entity::Shape(PrimVar::new(name, dtype)));
             Ok(())
         }
     }
 }
 
 /// `T.int64()` with no arguments: a shape-variable declaration.
-fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
+pub(super) fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
     match &e.kind {
         PyExprKind::Call { func, args, keywords } if args.is_empty() && keywords.is_empty() => {
             match func.dotted().as_deref() {
@@ -356,44 +335,45 @@ fn target_name(target: &PyExpr) -> ParseResult<(&str, Span)> {
     }
 }
 
-fn new_var(name: &str, ann: Option<StructInfo>, span: Span, place: Place) -> Var {
+pub(super) fn new_var(name: &str, ann: Option<StructInfo>, span: Span, place: Place) -> Var {
     match place {
         Place::Dataflow { output: false } => Var::new_dataflow(name, ann, span),
         _ => Var::new(name, ann, span),
     }
 }
 
-fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> ParseResult<()> {
+fn statement(sc: &mut Seq, s: &PyStmt) -> ParseResult<()> {
+    sc.ctx.at(s);
     match &s.kind {
         PyStmtKind::Assign { target, value } => {
             let (name, nspan) = target_name(target)?;
             if let Some(dtype) = shape_var_declaration(value) {
-                return declare_shape_var(ctx, name, dtype, s.span);
+                return declare_shape_var(&mut sc.ctx, name, dtype, s.span);
             }
             // `cls = Module`, which TVM's printer emits: another name for the module.
             if let PyExprKind::Name(m) = &value.kind {
-                if matches!(ctx.scopes.lookup(m), Some(Entity::Module)) {
-                    ctx.scopes.define(name, Entity::Module);
+                if matches!(sc.ctx.lookup(m), Some(Entity::Module)) {
+                    sc.ctx.define(name, Entity::Module);
                     return Ok(());
                 }
             }
-            binding(ctx, name, nspan, None, value, s.span, blocks, place)
+            binding(sc, s, (name, nspan), None, value)
         }
         PyStmtKind::AnnAssign { target, annotation, value } => {
             let (name, nspan) = target_name(target)?;
             let Some(value) = value else {
                 return Err(ParseError::syntax("an annotated name needs a value: `x: S = e`", s.span));
             };
-            let ann = struct_info(ctx, annotation)?;
-            binding(ctx, name, nspan, Some(ann), value, s.span, blocks, place)
+            let ann = struct_info(&mut sc.ctx, annotation)?;
+            binding(sc, s, (name, nspan), Some(ann), value)
         }
         PyStmtKind::Expr(e) => {
             if is_docstring(s) {
                 return Ok(());
             }
             if is_call_to(e, "R.match_cast") {
-                let (value, sinfo) = match_cast_parts(ctx, e)?;
-                blocks.current.push(Binding::MatchCast { var: None, struct_info: sinfo, value, span: s.span });
+                let (value, sinfo) = match_cast_parts(&mut sc.ctx, e)?;
+                sc.blocks.current.push(Binding::MatchCast { var: None, struct_info: sinfo, value, span: s.span });
                 return Ok(());
             }
             if is_call_to(e, "R.func_attr") {
@@ -405,19 +385,19 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
                     s.span,
                 ));
             }
-            // An expression evaluated for its effect is bound to `_`.
-            let value = expr(ctx, e)?;
-            let var = new_var("_", None, e.span, place);
-            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
+            // An expression evaluated for its effect is bound to `_`, which stays out of scope.
+            let value = expr(&mut sc.ctx, e)?;
+            let var = new_var("_", None, e.span, sc.place);
+            sc.blocks.current.push(Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }
-        PyStmtKind::If { test, body, orelse } => if_statement(ctx, test, body, orelse, s.span, blocks, place),
+        PyStmtKind::If { test, body, orelse } => if_statement(sc, s, test, body, orelse),
         PyStmtKind::With { context, target, body } => {
             if let Some(t) = target {
                 return Err(ParseError::syntax("`with R.dataflow()` binds no name", t.span));
             }
             if is_call_to(context, "R.seq_expr") {
-                return seq_expr_statement(ctx, context, body, s.span, blocks, place);
+                return seq_expr_statement(sc, s, context, body);
             }
             if !is_call_to(context, "R.dataflow") {
                 return Err(ParseError::syntax(
@@ -430,10 +410,10 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
                     return Err(ParseError::syntax("`R.dataflow()` takes no arguments", context.span));
                 }
             }
-            if matches!(place, Place::Dataflow { .. }) {
+            if matches!(sc.place, Place::Dataflow { .. }) {
                 return Err(ParseError::syntax("dataflow blocks do not nest", s.span));
             }
-            dataflow_block(ctx, body, s.span, blocks)
+            dataflow_block(sc, body, s.span)
         }
         PyStmtKind::FunctionDef { .. } => {
             let def = FnDef::of(s).expect("a function definition");
@@ -445,13 +425,11 @@ fn statement(ctx: &mut Ctx, s: &PyStmt, blocks: &mut Blocks, place: Place) -> Pa
                 ));
             }
             let dec = relax_decorator(&def)?;
-            let dataflow = matches!(place, Place::Dataflow { output: false });
-            let (f, used_self) = function(ctx, &def, &dec, Some(dataflow))?;
-            let var = used_self.unwrap_or_else(|| new_var(def.name, None, def.name_span, place));
+            let dataflow = matches!(sc.place, Place::Dataflow { output: false });
+            let (f, used_self) = function(&sc.ctx, &def, &dec, Some(dataflow))?;
+            let var = used_self.unwrap_or_else(|| sc.var(s, def.name, None, def.name_span));
             let value = Expr::new(ExprKind::Function(Rc::new(f)), s.span);
-            ctx.scopes.define(def.name, Entity::Relax(var.clone()));
-            ctx.bound(def.name, &var);
-            blocks.current.push(Binding::VarBinding { var, value, span: s.span });
+            sc.bind(s, Binding::VarBinding { var, value, span: s.span });
             Ok(())
         }
         PyStmtKind::Pass => Ok(()),
@@ -478,102 +456,77 @@ fn match_cast_parts(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<(Expr, StructInfo)
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `name = value` or `name: ann = value`, statement `s`.
 fn binding(
-    ctx: &mut Ctx,
-    name: &str,
-    name_span: Span,
+    sc: &mut Seq,
+    s: &PyStmt,
+    (name, name_span): (&str, Span),
     ann: Option<StructInfo>,
     value: &PyExpr,
-    span: Span,
-    blocks: &mut Blocks,
-    place: Place,
 ) -> ParseResult<()> {
     let b = if is_call_to(value, "R.match_cast") {
-        let (v, sinfo) = match_cast_parts(ctx, value)?;
-        let var = new_var(name, ann, name_span, place);
-        Binding::MatchCast { var: Some(var), struct_info: sinfo, value: v, span }
+        let (v, sinfo) = match_cast_parts(&mut sc.ctx, value)?;
+        let var = sc.var(s, name, ann, name_span);
+        Binding::MatchCast { var: Some(var), struct_info: sinfo, value: v, span: s.span }
     } else {
-        let v = expr(ctx, value)?;
-        Binding::VarBinding { var: new_var(name, ann, name_span, place), value: v, span }
+        let v = expr(&mut sc.ctx, value)?;
+        Binding::VarBinding { var: sc.var(s, name, ann, name_span), value: v, span: s.span }
     };
-    if let Some(var) = b.var() {
-        ctx.scopes.define(name, Entity::Relax(var.clone()));
-        ctx.bound(name, var);
-    }
-    blocks.current.push(b);
+    sc.bind(s, b);
     Ok(())
 }
 
-/// The branch's statements as a `SeqExpr`. As in TVMScript, the branch's last
-/// statement assigns the `if`'s result: `y = e` makes `e` the branch's body;
-/// `y = R.match_cast(...)` stays a binding and its variable is the body.
+/// The branch's statements as a `SeqExpr`, in a scope of their own. As in TVMScript,
+/// the branch's last statement assigns the `if`'s result: `y = e` makes `e` the
+/// branch's body (so it binds nothing); `y = R.match_cast(...)` stays a binding and
+/// its variable is the body.
 fn branch(
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     stmts: &[PyStmt],
     if_span: Span,
     what: &str,
 ) -> ParseResult<(Expr, String, Option<StructInfo>, Span)> {
-    ctx.scopes.push();
-    let r = (|| {
-        let mut blocks = Blocks::default();
-        let mut before_last = 0;
-        for (i, s) in stmts.iter().enumerate() {
-            if i + 1 == stmts.len() {
-                before_last = blocks.current.len();
-            }
-            statement(ctx, s, &mut blocks, Place::Ordinary)?;
+    let mut sc = Seq::new(ctx.enter());
+    let mut before_last = 0;
+    for (i, s) in stmts.iter().enumerate() {
+        if i + 1 == stmts.len() {
+            before_last = sc.blocks.current.len();
         }
-        let last_span = stmts.last().map_or(if_span, |s| s.span);
-        let no_result = || {
-            ParseError::syntax(
-                format!("the last statement of {what} must assign its result, e.g. `y = ...`"),
-                last_span,
-            )
-        };
-        // The last statement must itself have made an ordinary binding.
-        if blocks.current.len() != before_last + 1 {
-            return Err(no_result());
+        statement(&mut sc, s)?;
+    }
+    let last_span = stmts.last().map_or(if_span, |s| s.span);
+    let no_result = || {
+        ParseError::syntax(format!("the last statement of {what} must assign its result, e.g. `y = ...`"), last_span)
+    };
+    // The last statement must itself have made an ordinary binding.
+    if sc.blocks.current.len() != before_last + 1 {
+        return Err(no_result());
+    }
+    let last = sc.blocks.current.pop().ok_or_else(no_result)?;
+    let (body, name, ann, span) = match last {
+        Binding::VarBinding { var, value, span } => (value, var.name().to_string(), var.annotation().cloned(), span),
+        Binding::MatchCast { var: Some(var), struct_info, value, span } => {
+            let body = Expr::new(ExprKind::Var(var.clone()), span);
+            let name = var.name().to_string();
+            sc.blocks.current.push(Binding::MatchCast { var: Some(var), struct_info, value, span });
+            (body, name, None, span)
         }
-        let last = blocks.current.pop().ok_or_else(no_result)?;
-        let (body, name, ann, span) = match last {
-            Binding::VarBinding { var, value, span } => {
-                // Not a binding after all: its value is the branch's body.
-                ctx.unbound(var.name(), &var);
-                (value, var.name().to_string(), var.annotation().cloned(), span)
-            }
-            Binding::MatchCast { var: Some(var), struct_info, value, span } => {
-                let body = Expr::new(ExprKind::Var(var.clone()), span);
-                let name = var.name().to_string();
-                blocks.current.push(Binding::MatchCast { var: Some(var), struct_info, value, span });
-                (body, name, None, span)
-            }
-            Binding::MatchCast { var: None, .. } => return Err(no_result()),
-        };
-        let seq = SeqExpr { blocks: blocks.finish(), body };
-        let seq_span = stmts.first().map_or(if_span, |s| s.span).to(last_span);
-        Ok((Expr::new(ExprKind::SeqExpr(Box::new(seq)), seq_span), name, ann, span))
-    })();
-    ctx.scopes.pop();
-    r
+        Binding::MatchCast { var: None, .. } => return Err(no_result()),
+    };
+    let seq = SeqExpr { blocks: sc.blocks.finish(), body };
+    let seq_span = stmts.first().map_or(if_span, |s| s.span).to(last_span);
+    Ok((Expr::new(ExprKind::SeqExpr(Box::new(seq)), seq_span), name, ann, span))
 }
 
-fn if_statement(
-    ctx: &mut Ctx,
-    test: &PyExpr,
-    body: &[PyStmt],
-    orelse: &[PyStmt],
-    span: Span,
-    blocks: &mut Blocks,
-    place: Place,
-) -> ParseResult<()> {
+fn if_statement(sc: &mut Seq, s: &PyStmt, test: &PyExpr, body: &[PyStmt], orelse: &[PyStmt]) -> ParseResult<()> {
+    let span = s.span;
     if orelse.is_empty() {
         return Err(ParseError::syntax("an `if` in Relax needs an `else` branch", span)
             .with_note("both branches assign the `if`'s result variable"));
     }
-    let cond = expr(ctx, test)?;
-    let (t, t_name, t_ann, t_span) = branch(ctx, body, span, "an `if` branch")?;
-    let (f, f_name, f_ann, f_span) = branch(ctx, orelse, span, "an `if` branch")?;
+    let cond = expr(&mut sc.ctx, test)?;
+    let (t, t_name, t_ann, t_span) = branch(&sc.ctx, body, span, "an `if` branch")?;
+    let (f, f_name, f_ann, f_span) = branch(&sc.ctx, orelse, span, "an `if` branch")?;
     if t_name != f_name {
         return Err(ParseError::syntax(
             format!("the branches of this `if` assign different results: `{t_name}` and `{f_name}`"),
@@ -590,36 +543,25 @@ fn if_statement(
         }
         (a, b) => a.or(b),
     };
-    let var = new_var(&t_name, ann, t_span, place);
+    let var = sc.var(s, &t_name, ann, t_span);
     let value = Expr::new(ExprKind::If(Box::new(If { cond, true_branch: t, false_branch: f })), span);
-    ctx.scopes.define(&t_name, Entity::Relax(var.clone()));
-    ctx.bound(&t_name, &var);
-    blocks.current.push(Binding::VarBinding { var, value, span });
+    sc.bind(s, Binding::VarBinding { var, value, span });
     Ok(())
 }
 
 /// `with R.seq_expr():` (an extension): a `SeqExpr` bound to the name its last
 /// statement assigns, read like an `if` branch. TVMScript cannot write a `SeqExpr`
 /// as a binding's value; the spec's grammar can, and normalization flattens it.
-fn seq_expr_statement(
-    ctx: &mut Ctx,
-    context: &PyExpr,
-    body: &[PyStmt],
-    span: Span,
-    blocks: &mut Blocks,
-    place: Place,
-) -> ParseResult<()> {
+fn seq_expr_statement(sc: &mut Seq, s: &PyStmt, context: &PyExpr, body: &[PyStmt]) -> ParseResult<()> {
     if let PyExprKind::Call { args, keywords, .. } = &context.kind {
         if !args.is_empty() || !keywords.is_empty() {
             return Err(ParseError::syntax("`R.seq_expr()` takes no arguments", context.span));
         }
     }
-    let (seq, name, ann, name_span) = branch(ctx, body, span, "a `with R.seq_expr():` block")?;
+    let (seq, name, ann, name_span) = branch(&sc.ctx, body, s.span, "a `with R.seq_expr():` block")?;
     check_not_reserved(&name, name_span)?;
-    let var = new_var(&name, ann, name_span, place);
-    ctx.scopes.define(&name, Entity::Relax(var.clone()));
-    ctx.bound(&name, &var);
-    blocks.current.push(Binding::VarBinding { var, value: seq, span });
+    let var = sc.var(s, &name, ann, name_span);
+    sc.bind(s, Binding::VarBinding { var, value: seq, span: s.span });
     Ok(())
 }
 
@@ -637,7 +579,11 @@ fn bound_name(s: &PyStmt) -> Option<&str> {
     }
 }
 
-fn dataflow_block(ctx: &mut Ctx, body: &[PyStmt], span: Span, blocks: &mut Blocks) -> ParseResult<()> {
+/// A dataflow block's statements before `R.output(a, b)`, the names it gives, and the
+/// positions of the statements whose bindings those names are (the last of each).
+pub(super) type DataflowParts<'a> = (&'a [PyStmt], Vec<(&'a str, Span)>, HashSet<usize>);
+
+pub(super) fn dataflow_parts(body: &[PyStmt]) -> ParseResult<DataflowParts<'_>> {
     // `R.output(a, b)` ends the block and names the bindings that stay visible.
     let (stmts, outputs): (&[PyStmt], Vec<(&str, Span)>) = match body.split_last() {
         Some((last, rest)) => match &last.kind {
@@ -670,11 +616,11 @@ fn dataflow_block(ctx: &mut Ctx, body: &[PyStmt], span: Span, blocks: &mut Block
             last_binding.insert(n, i);
         }
     }
-    let mut output_at: HashMap<usize, &str> = HashMap::new();
+    let mut output_at = HashSet::new();
     for (n, sp) in &outputs {
         match last_binding.get(n) {
             Some(i) => {
-                output_at.insert(*i, n);
+                output_at.insert(*i);
             }
             None => {
                 return Err(ParseError::name(
@@ -684,30 +630,31 @@ fn dataflow_block(ctx: &mut Ctx, body: &[PyStmt], span: Span, blocks: &mut Block
             }
         }
     }
-    ctx.scopes.push();
-    let mut inner = Blocks::default();
-    let result = (|| {
-        for (i, s) in stmts.iter().enumerate() {
-            if let PyStmtKind::Expr(e) = &s.kind {
-                if is_call_to(e, "R.output") {
-                    return Err(ParseError::syntax("`R.output` must be the last statement of the block", s.span));
-                }
+    Ok((stmts, outputs, output_at))
+}
+
+/// A dataflow block, in a scope of its own; the outputs stay visible after it.
+fn dataflow_block(sc: &mut Seq, body: &[PyStmt], span: Span) -> ParseResult<()> {
+    let (stmts, outputs, output_at) = dataflow_parts(body)?;
+    let mut inner = Seq::new(sc.ctx.enter());
+    for (i, s) in stmts.iter().enumerate() {
+        if let PyStmtKind::Expr(e) = &s.kind {
+            if is_call_to(e, "R.output") {
+                return Err(ParseError::syntax("`R.output` must be the last statement of the block", s.span));
             }
-            if matches!(s.kind, PyStmtKind::Return(_)) {
-                return Err(ParseError::syntax("`return` cannot appear in a dataflow block", s.span));
-            }
-            statement(ctx, s, &mut inner, Place::Dataflow { output: output_at.contains_key(&i) })?;
         }
-        Ok(())
-    })();
-    let frame = ctx.scopes.pop();
-    result?;
+        if matches!(s.kind, PyStmtKind::Return(_)) {
+            return Err(ParseError::syntax("`return` cannot appear in a dataflow block", s.span));
+        }
+        inner.place = Place::Dataflow { output: output_at.contains(&i) };
+        statement(&mut inner, s)?;
+    }
     for (n, _) in &outputs {
-        if let Some(e) = frame.get(*n) {
-            ctx.scopes.define(n, e.clone());
+        if let Some(e) = inner.ctx.lookup(n) {
+            sc.ctx.define(n, e.clone());
         }
     }
-    blocks.flush();
-    blocks.blocks.push(BindingBlock { kind: BlockKind::DataflowBlock, bindings: inner.current, span });
+    sc.blocks.flush();
+    sc.blocks.blocks.push(BindingBlock { kind: BlockKind::DataflowBlock, bindings: inner.blocks.current, span });
     Ok(())
 }

@@ -150,7 +150,7 @@ fn tensor(
                 inferred_ndim = ds.len() as i64;
                 Some(Expr::new(ExprKind::ShapeExpr(ds), s.span))
             } else if let PyExprKind::Name(n) = &s.kind {
-                match ctx.scopes.lookup(n) {
+                match ctx.lookup(n) {
                     Some(Entity::Relax(v)) => {
                         inferred_ndim = ndim_of_shape_var(v);
                         Some(Expr::new(ExprKind::Var(v.clone()), s.span))

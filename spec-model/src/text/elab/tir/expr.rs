@@ -9,7 +9,7 @@ use crate::text::elab::Entity;
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, UnaryOp};
 
-impl<'c> Tir<'c> {
+impl Tir {
     /// Two expressions where a bare literal takes the other's dtype.
     pub(super) fn pair(&mut self, a: &PyExpr, b: &PyExpr) -> ParseResult<(TirExpr, TirExpr)> {
         match (is_bare_literal(a), is_bare_literal(b)) {
@@ -39,7 +39,7 @@ impl<'c> Tir<'c> {
 
     pub(super) fn buffer_ref(&mut self, e: &PyExpr) -> ParseResult<Buffer> {
         match &e.kind {
-            PyExprKind::Name(n) => match self.ctx.scopes.lookup(n) {
+            PyExprKind::Name(n) => match self.ctx.lookup(n) {
                 Some(Entity::Buffer(b)) => Ok(b.clone()),
                 Some(_) => Err(ParseError::name(format!("`{n}` is not a buffer"), e.span)),
                 None => Err(self.ctx.unknown_name(n, e.span)),
@@ -76,7 +76,7 @@ impl<'c> Tir<'c> {
                 return literal(l, if matches!(l, Literal::Float(_)) { TIR_FLOAT } else { TIR_INT }, span);
             }
             PyExprKind::Bool(b) => TirExprKind::IntImm { value: *b as i64, dtype: DataType::bool() },
-            PyExprKind::Name(n) => match self.ctx.scopes.lookup(n) {
+            PyExprKind::Name(n) => match self.ctx.lookup(n) {
                 Some(Entity::Shape(v)) => TirExprKind::Var(v.clone()),
                 Some(Entity::Buffer(_)) => {
                     return Err(ParseError::name(format!("`{n}` is a buffer; read an element with `{n}[i]`"), span))

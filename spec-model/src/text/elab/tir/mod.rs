@@ -15,15 +15,18 @@ use crate::grammar::{AttrValue, Attrs, DataType, FloatLit, PrimVar, TypeCode};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind};
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 pub(crate) const TIR_INT: DataType = DataType::INT32;
 pub(crate) const TIR_FLOAT: DataType = DataType::FLOAT32;
 
-struct Tir<'c> {
-    ctx: &'c mut Ctx,
+/// A TIR function's statements being elaborated: the names in scope and the enclosing
+/// loops. A nested scope is a copy ([`Tir::enter`]), dropped when it ends.
+#[derive(Clone)]
+struct Tir {
+    ctx: Ctx,
     /// The `(begin, end)` of each enclosing loop variable, for `T.axis.remap`.
-    loops: HashMap<u64, (TirExpr, TirExpr)>,
+    loops: imbl::HashMap<u64, (TirExpr, TirExpr)>,
 }
 
 /// Pieces of a block collected while reading its statements.
@@ -36,7 +39,7 @@ struct BlockParts {
     init: Option<Vec<Stmt>>,
 }
 
-pub(crate) fn prim_func(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
+pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
     let fndef = FnDef::of(def).expect("called on function definitions");
     let opts = fndef.decorator_options(super::PRIM_FUNC, &["private"])?;
     let FnDef { name, params, returns, body, .. } = fndef;
@@ -44,11 +47,8 @@ pub(crate) fn prim_func(ctx: &mut Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
     if let Some(r) = returns {
         return Err(ParseError::syntax("a TIR function here returns nothing; drop the `->` annotation", r.span));
     }
-    ctx.scopes.push();
-    let mut t = Tir { ctx, loops: HashMap::new() };
-    let r = t.function(params, body);
-    t.ctx.scopes.pop();
-    let (params, body, mut attrs) = r?;
+    let mut t = Tir { ctx: ctx.enter(), loops: imbl::HashMap::new() };
+    let (params, body, mut attrs) = t.function(params, body)?;
     if !private && attrs.get("global_symbol").is_none() {
         attrs.insert("global_symbol", AttrValue::Str(name.to_string()));
     }
@@ -95,11 +95,19 @@ fn dtype_of(e: &PyExpr) -> ParseResult<DataType> {
 
 type FnParts = (Vec<TirParam>, Vec<Stmt>, Attrs);
 
-impl<'c> Tir<'c> {
+impl Tir {
+    /// A scope nested in this one.
+    pub(super) fn enter(&self) -> Tir {
+        Tir { ctx: self.ctx.enter(), loops: self.loops.clone() }
+    }
+
     pub(super) fn function(&mut self, params: &[crate::text::py_ast::Param], body: &[PyStmt]) -> ParseResult<FnParts> {
         // First every parameter's variable (so buffer shapes may use scalar parameters),
         // then the buffers of `T.Buffer` annotations.
         let mut out: Vec<TirParam> = Vec::new();
+        // The scalar parameters defined so far (a buffer or handle parameter's name
+        // is defined after all of them).
+        let mut scalars: HashSet<&str> = HashSet::new();
         for p in params {
             if let Some(d) = &p.default {
                 return Err(ParseError::syntax("TIR parameters have no default values", d.span));
@@ -110,7 +118,7 @@ impl<'c> Tir<'c> {
                     p.span,
                 ));
             };
-            if self.ctx.scopes.frames.last().is_some_and(|f| f.contains_key(&p.name)) {
+            if scalars.contains(p.name.as_str()) {
                 return Err(ParseError::name(format!("parameter `{}` is declared twice", p.name), p.span));
             }
             let dtype = match ann.dotted().as_deref() {
@@ -126,7 +134,8 @@ impl<'c> Tir<'c> {
             };
             let var = PrimVar::new(p.name.clone(), dtype);
             if dtype != DataType::handle() {
-                self.ctx.scopes.define(&p.name, Entity::Shape(var.clone()));
+                self.ctx.define(&p.name, Entity::Shape(var.clone()));
+                scalars.insert(&p.name);
             }
             out.push(TirParam { var, buffer: None });
         }
@@ -135,11 +144,11 @@ impl<'c> Tir<'c> {
             if let Some((n, args, keywords)) = call_parts(ann) {
                 if n == "T.Buffer" {
                     let buf = self.buffer_decl(&p.name, p.span, "T.Buffer", args, keywords, true)?;
-                    self.ctx.scopes.define(&p.name, Entity::Buffer(buf.clone()));
+                    self.ctx.define(&p.name, Entity::Buffer(buf.clone()));
                     param.buffer = Some(buf);
                 }
             } else if param.var.dtype() == DataType::handle() {
-                self.ctx.scopes.define(&p.name, Entity::Shape(param.var.clone()));
+                self.ctx.define(&p.name, Entity::Shape(param.var.clone()));
             }
         }
         // The body's prelude: attributes, shape-variable declarations, match_buffer.
@@ -163,10 +172,10 @@ impl<'c> Tir<'c> {
                     if shape_var_decl(value).is_some() =>
                 {
                     let dtype = shape_var_decl(value).unwrap_or(DataType::INT64);
-                    match self.ctx.scopes.lookup(n) {
+                    match self.ctx.lookup(n) {
                         Some(Entity::Shape(v)) if v.dtype() == dtype => {}
                         Some(_) => return Err(ParseError::name(format!("`{n}` is already defined"), *nspan)),
-                        None => self.ctx.scopes.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
+                        None => self.ctx.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
                     }
                 }
                 PyStmtKind::Assign { target: PyExpr { kind: PyExprKind::Name(n), span: nspan }, value }
@@ -190,7 +199,7 @@ impl<'c> Tir<'c> {
                         return Err(ParseError::syntax(format!("`{h}` already has a buffer"), handle.span));
                     }
                     let buf = self.buffer_decl(n, *nspan, "T.match_buffer", &args[1..], keywords, true)?;
-                    self.ctx.scopes.define(n, Entity::Buffer(buf.clone()));
+                    self.ctx.define(n, Entity::Buffer(buf.clone()));
                     out[idx].buffer = Some(buf);
                 }
                 _ => rest.push(s),
@@ -246,8 +255,8 @@ impl<'c> Tir<'c> {
         let mut names = Vec::new();
         collect_names(e, &mut names);
         for (n, _) in names {
-            if self.ctx.scopes.lookup(&n).is_none() {
-                self.ctx.scopes.define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
+            if self.ctx.lookup(&n).is_none() {
+                self.ctx.define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
             }
         }
         self.expr(e)

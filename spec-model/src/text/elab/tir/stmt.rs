@@ -10,23 +10,20 @@ use crate::text::elab::Entity;
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, PyStmt, PyStmtKind};
 
-impl<'c> Tir<'c> {
-    pub(super) fn stmts(&mut self, stmts: &[&PyStmt], block: &mut Option<BlockParts>) -> ParseResult<Vec<Stmt>> {
-        self.ctx.scopes.push();
+impl Tir {
+    /// Statements in a scope of their own.
+    pub(super) fn stmts(&self, stmts: &[&PyStmt], block: &mut Option<BlockParts>) -> ParseResult<Vec<Stmt>> {
+        let mut inner = self.enter();
         let mut out = Vec::new();
-        let r = (|| {
-            for s in stmts {
-                if let Some(st) = self.stmt(s, block)? {
-                    out.push(st);
-                }
+        for s in stmts {
+            if let Some(st) = inner.stmt(s, block)? {
+                out.push(st);
             }
-            Ok(())
-        })();
-        self.ctx.scopes.pop();
-        r.map(|_| out)
+        }
+        Ok(out)
     }
 
-    pub(super) fn body(&mut self, stmts: &[PyStmt]) -> ParseResult<Vec<Stmt>> {
+    pub(super) fn body(&self, stmts: &[PyStmt]) -> ParseResult<Vec<Stmt>> {
         let refs: Vec<&PyStmt> = stmts.iter().collect();
         self.stmts(&refs, &mut None)
     }
@@ -169,7 +166,7 @@ impl<'c> Tir<'c> {
                 };
                 let mut new = self.axes(axis, target, args, keywords, value.span)?;
                 for iv in &new {
-                    self.ctx.scopes.define(iv.var.name(), Entity::Shape(iv.var.clone()));
+                    self.ctx.define(iv.var.name(), Entity::Shape(iv.var.clone()));
                 }
                 parts.iter_vars.append(&mut new);
                 return Ok(None);
@@ -186,7 +183,7 @@ impl<'c> Tir<'c> {
                 if let Some((call, args, keywords)) = call_parts(value) {
                     if call == "T.alloc_buffer" {
                         let buf = self.buffer_decl(n, target.span, "T.alloc_buffer", args, keywords, false)?;
-                        self.ctx.scopes.define(n, Entity::Buffer(buf.clone()));
+                        self.ctx.define(n, Entity::Buffer(buf.clone()));
                         return Ok(Some(Stmt { kind: StmtKind::AllocBuffer(buf), span }));
                     }
                     if call == "T.match_buffer" {
@@ -198,12 +195,12 @@ impl<'c> Tir<'c> {
                     if let Some(dtype) = shape_var_decl(value) {
                         {
                             // `n = T.int64()`: names or declares a shape variable.
-                            match self.ctx.scopes.lookup(n) {
+                            match self.ctx.lookup(n) {
                                 Some(Entity::Shape(v)) if v.dtype() == dtype => {}
                                 Some(_) => {
                                     return Err(ParseError::name(format!("`{n}` is already defined"), target.span))
                                 }
-                                None => self.ctx.scopes.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
+                                None => self.ctx.define(n, Entity::Shape(PrimVar::new(n.clone(), dtype))),
                             }
                             return Ok(None);
                         }
@@ -228,7 +225,7 @@ impl<'c> Tir<'c> {
                     None => self.expr(value)?,
                 };
                 let var = PrimVar::new(n.clone(), value.dtype());
-                self.ctx.scopes.define(n, Entity::Shape(var.clone()));
+                self.ctx.define(n, Entity::Shape(var.clone()));
                 Ok(Some(Stmt { kind: StmtKind::Let { var, value }, span }))
             }
             _ => Err(ParseError::syntax(format!("cannot assign to {}", target.describe()), target.span)),
@@ -390,27 +387,24 @@ impl<'c> Tir<'c> {
             }
             _ => return Err(ParseError::syntax(format!("`{name}` is not a loop range"), iter.span)),
         };
-        self.ctx.scopes.push();
-        let r = (|| {
-            let mut vars = Vec::new();
-            for (t, (b, e)) in targets.iter().zip(&ranges) {
-                let PyExprKind::Name(n) = &t.kind else {
-                    return Err(ParseError::syntax("a loop variable is a name", t.span));
-                };
-                let v = PrimVar::new(n.clone(), e.dtype());
-                self.ctx.scopes.define(n, Entity::Shape(v.clone()));
-                self.loops.insert(v.id(), (b.clone(), e.clone()));
-                vars.push(v);
-            }
-            let mut inner = self.body(body)?;
-            for (v, (b, e)) in vars.into_iter().zip(ranges).rev() {
-                let s = Stmt { kind: StmtKind::For { var: v, begin: b, end: e, kind, body: inner }, span };
-                inner = vec![s];
-            }
-            Ok(inner.pop().expect("at least one loop"))
-        })();
-        self.ctx.scopes.pop();
-        r
+        // The loop variables are in a scope of their own, around the body's.
+        let mut scope = self.enter();
+        let mut vars = Vec::new();
+        for (t, (b, e)) in targets.iter().zip(&ranges) {
+            let PyExprKind::Name(n) = &t.kind else {
+                return Err(ParseError::syntax("a loop variable is a name", t.span));
+            };
+            let v = PrimVar::new(n.clone(), e.dtype());
+            scope.ctx.define(n, Entity::Shape(v.clone()));
+            scope.loops.insert(v.id(), (b.clone(), e.clone()));
+            vars.push(v);
+        }
+        let mut inner = scope.body(body)?;
+        for (v, (b, e)) in vars.into_iter().zip(ranges).rev() {
+            let s = Stmt { kind: StmtKind::For { var: v, begin: b, end: e, kind, body: inner }, span };
+            inner = vec![s];
+        }
+        Ok(inner.pop().expect("at least one loop"))
     }
 
     /// `A[i, 0:4]` in `T.reads` / `T.writes`.
