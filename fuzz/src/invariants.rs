@@ -14,9 +14,8 @@ use spec_model::well_formed::check_well_formed;
 use spec_model::Span;
 
 /// Floats in the two outcomes `diff_exec` compares may differ by this much (absolute;
-/// equal infinities are equal); NaN equals NaN. Both sides run the same
-/// kernels, so today any difference at all would be a bug; the slack is for engines
-/// that reassociate (the optimized engine).
+/// equal infinities are equal); NaN equals NaN. The slack is for engines that
+/// reassociate floating-point arithmetic.
 pub const TOLERANCE: f64 = oracle::corpus::DEFAULT_TOLERANCE;
 
 /// The fuel of one run: generated programs are small, so a run that needs more is

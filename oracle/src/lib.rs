@@ -1,5 +1,6 @@
-//! `oracle`: the reference interpreter of the Relax specification (a later issue)
-//! and the corpus runner behind `oracle test`.
+//! `oracle`: the reference interpreter of the Relax specification ([`eval`]), the
+//! static checking driver ([`check`]) and the corpus runner behind `oracle test`
+//! ([`corpus`]).
 
 pub mod check;
 pub mod corpus;
