@@ -19,14 +19,7 @@ fn a_crash_on_either_side_is_a_mismatch() {
 #[test]
 fn an_oracle_crash_breaks_an_invariant() {
     // Breaks WF-3, so the evaluator, run without the checker, reaches an unbound variable.
-    let src = r#"
-@R.function
-def main(x: R.Tensor((2,), "int32")):
-    y = z
-    z = x
-    return y
-"#;
-    let ir = parse_module(src).expect("parses");
+    let ir = parse_module(include_str!("../../oracle/tests/fixtures/unbound_variable.rx")).expect("parses");
     let x = NDArray::from_scalars(spec_model::grammar::DataType::INT32, vec![2], &[Scalar::Int(1), Scalar::Int(2)]);
     let m = Module { ir, entry: "main".into(), inputs: vec![x.expect("an array")] };
     let Err(v) = check_eval(&m) else { panic!("the oracle crashed: an invariant must break") };

@@ -19,13 +19,7 @@ fn crash_of(src: &str, broken: &str) -> (ErrorKind, String) {
 
 #[test]
 fn a_variable_without_a_value_crashes() {
-    let src = r#"
-@R.function
-def main(x: R.Tensor((2,), "int32")):
-    y = z
-    z = x
-    return y
-"#;
+    let src = include_str!("fixtures/unbound_variable.rx");
     assert_eq!(crash_of(src, "WF-3"), (ErrorKind::Crash, "WF-3".to_string()));
 }
 

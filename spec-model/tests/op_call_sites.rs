@@ -6,14 +6,13 @@
 
 mod common;
 
-use common::corpus_files;
+use common::normalized_corpus_programs;
 use spec_model::grammar::visit::walk_expr;
 use spec_model::grammar::{DataType, ExprKind, IRModule, Type};
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::struct_info::{derive_struct_info, SyntacticProver};
 use spec_model::text::parse_module;
 use spec_model::types::{check_types, OpCallSite, TypeReport};
-use spec_model::well_formed::check_well_formed;
 use std::collections::HashSet;
 
 fn tensor(ndim: i64) -> Type {
@@ -104,15 +103,7 @@ class Module:
 #[test]
 fn every_corpus_operator_call_has_a_site() {
     let mut programs = 0;
-    for (path, src) in corpus_files("") {
-        let Ok(m) = parse_module(&src) else { continue };
-        if check_well_formed(&m).iter().any(|d| d.is_error()) {
-            continue;
-        }
-        let Ok(n) = normalize(&m) else { continue };
-        if !check_normal_form(&n).is_empty() {
-            continue;
-        }
+    for (path, n) in normalized_corpus_programs() {
         let sinfo = derive_struct_info(&n, &SyntacticProver);
         let mut expected = HashSet::new();
         for (gv, f) in n.relax_functions() {

@@ -8,25 +8,14 @@
 
 mod common;
 
-use common::corpus_files;
-use spec_model::normal_form::{check_normal_form, normalize};
+use common::normalized_corpus_programs;
 use spec_model::struct_info::{derive_struct_info, SyntacticProver};
-use spec_model::text::parse_module;
 use spec_model::types::{check_types, erase_struct_info, is_subtype, type_name};
-use spec_model::well_formed::check_well_formed;
 
 #[test]
 fn erased_struct_info_is_the_type_on_every_accepted_corpus_program() {
     let (mut programs, mut bindings, mut coarser) = (0, 0, 0);
-    for (path, src) in corpus_files("") {
-        let Ok(m) = parse_module(&src) else { continue };
-        if check_well_formed(&m).iter().any(|d| d.is_error()) {
-            continue;
-        }
-        let Ok(n) = normalize(&m) else { continue };
-        if !check_normal_form(&n).is_empty() {
-            continue;
-        }
+    for (path, n) in normalized_corpus_programs() {
         let sinfo = derive_struct_info(&n, &SyntacticProver);
         let types = check_types(&n, &sinfo);
         if sinfo.has_errors() || types.diagnostics.iter().any(|d| d.is_error()) {

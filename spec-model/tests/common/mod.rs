@@ -61,3 +61,20 @@ pub fn corpus_files(sub: &str) -> Vec<(PathBuf, String)> {
     walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(sub), &mut out);
     out
 }
+
+/// The corpus programs that parse and are well-formed, normalized, with their paths:
+/// what the static rules after normalization (SI-D, TY) see.
+pub fn normalized_corpus_programs() -> Vec<(PathBuf, IRModule)> {
+    let mut out = Vec::new();
+    for (path, src) in corpus_files("") {
+        let Ok(m) = spec_model::text::parse_module(&src) else { continue };
+        if spec_model::well_formed::check_well_formed(&m).iter().any(|d| d.is_error()) {
+            continue;
+        }
+        let Ok(n) = spec_model::normal_form::normalize(&m) else { continue };
+        if spec_model::normal_form::check_normal_form(&n).is_empty() {
+            out.push((path, n));
+        }
+    }
+    out
+}
