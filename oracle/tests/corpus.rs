@@ -49,11 +49,10 @@ fn main() {
             Err(format!("skipped: {}", skipped.join(", ")).into())
         }
     }));
-    // The bar for types and StructInfo: every SUB, TY, SI-CC, SI-SP and SI-D rule
-    // and every registered operator is named by some corpus file, and every operator
-    // with an error case has a file expecting it.
+    // Every rule and limit of `rules.rs` and every registered operator is named by some
+    // corpus file, and every operator with an error case has a file expecting it.
     let cov_root = root.clone();
-    trials.push(Trial::test("every type and StructInfo rule and operator is covered", move || {
+    trials.push(Trial::test("every rule, limit and operator is covered", move || {
         let files = collect_files(std::slice::from_ref(&cov_root)).map_err(Failed::from)?;
         let mut tagged = std::collections::HashSet::new();
         let mut expected_errors = std::collections::HashSet::new();
@@ -67,11 +66,10 @@ fn main() {
                 }
             }
         }
-        let prefixes = ["SUB-", "TY-", "SI-CC-", "SI-SP-", "SI-D-"];
-        let mut missing: Vec<String> = spec_model::rules::RULES
-            .iter()
+        let rules =
+            spec_model::rules::RULES.iter().chain(spec_model::rules::RUNTIME_RULES).chain(spec_model::rules::LIMITS);
+        let mut missing: Vec<String> = rules
             .map(|(id, _)| id.to_string())
-            .filter(|id| prefixes.iter().any(|p| id.starts_with(p)))
             // A rule is covered by a file naming it or one of its items (SI-D-7 by SI-D-7.1.1).
             .filter(|id| !tagged.iter().any(|t| t == id || t.starts_with(&format!("{id}."))))
             .collect();
@@ -90,6 +88,19 @@ fn main() {
             Ok(())
         } else {
             Err(format!("not covered: {}", missing.join(", ")).into())
+        }
+    }));
+    // Every run-time rule and operator fires in some file's `run:` lines.
+    let eval_root = root.clone();
+    trials.push(Trial::test("every run-time rule and operator fires in a run: line", move || {
+        let dirs = [eval_root.join("eval"), eval_root.join("eval_ops")];
+        let reports: Vec<_> = collect_files(&dirs).map_err(Failed::from)?.iter().map(|f| run_file(f)).collect();
+        let never: Vec<String> =
+            oracle::corpus::run_coverage(&reports).into_iter().filter(|(_, n)| *n == 0).map(|(r, _)| r).collect();
+        if never.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("never fired by a run: line: {}", never.join(", ")).into())
         }
     }));
     libtest_mimic::run(&args, trials).exit();

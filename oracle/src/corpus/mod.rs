@@ -344,8 +344,7 @@ pub fn by_rule(reports: &[FileReport]) -> Vec<(String, [usize; 3])> {
 /// registered operator, how many files' `run:` lines fired it (from the trace).
 pub fn run_coverage(reports: &[FileReport]) -> Vec<(String, usize)> {
     let runtime = spec_model::rules::RUNTIME_RULES.iter().map(|(r, _)| r.to_string());
-    let ops =
-        spec_model::ops::REGISTRY.iter().map(|d| format!("OP-{}", d.name.strip_prefix("relax.").unwrap_or(d.name)));
+    let ops = spec_model::ops::REGISTRY.iter().map(|d| d.rule.to_string());
     runtime
         .chain(ops)
         .map(|rule| {
