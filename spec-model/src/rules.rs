@@ -171,6 +171,7 @@ pub const RUNTIME_RULES: &[(&str, &str)] = &[
 pub const LIMITS: &[(&str, &str)] = &[
     ("LIMIT-fuel", "Evaluation has a step budget (fuel): one unit per expression, binding and TIR statement or loop iteration; when it runs out the run stops with FuelExhausted."),
     ("LIMIT-depth", "Closure calls nest at most max_depth deep (default 1,000, at most 10,000); a deeper call stops the run with StackExhausted."),
+    ("LIMIT-memory", "The tensors a run holds at once fit a memory budget; an allocation that would exceed it stops the run with MemoryExhausted before anything is allocated."),
 ];
 
 /// The summary of a rule or limit, if the model knows it (operators' from the registry).

@@ -1,0 +1,200 @@
+//! The element types a tensor can hold, and their storage.
+
+use half::f16;
+use spec_model::grammar::{DataType, TypeCode};
+use std::fmt;
+
+/// A tensor's element type: the dtypes with tensor storage (one lane). `bool` is stored
+/// as one byte, 0 or 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    F32,
+    F64,
+}
+
+impl DType {
+    pub const ALL: [DType; 12] = [
+        DType::Bool,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+    ];
+
+    /// The storage of `d`, if tensors of it exist.
+    pub fn of(d: DataType) -> Option<DType> {
+        if d.lanes != 1 {
+            return None;
+        }
+        Some(match (d.code, d.bits) {
+            (TypeCode::UInt, 1) => DType::Bool,
+            (TypeCode::Int, 8) => DType::I8,
+            (TypeCode::Int, 16) => DType::I16,
+            (TypeCode::Int, 32) => DType::I32,
+            (TypeCode::Int, 64) => DType::I64,
+            (TypeCode::UInt, 8) => DType::U8,
+            (TypeCode::UInt, 16) => DType::U16,
+            (TypeCode::UInt, 32) => DType::U32,
+            (TypeCode::UInt, 64) => DType::U64,
+            (TypeCode::Float, 16) => DType::F16,
+            (TypeCode::Float, 32) => DType::F32,
+            (TypeCode::Float, 64) => DType::F64,
+            _ => return None,
+        })
+    }
+
+    pub fn data_type(self) -> DataType {
+        match self {
+            DType::Bool => DataType::bool(),
+            DType::I8 => DataType::int(8),
+            DType::I16 => DataType::int(16),
+            DType::I32 => DataType::int(32),
+            DType::I64 => DataType::int(64),
+            DType::U8 => DataType::uint(8),
+            DType::U16 => DataType::uint(16),
+            DType::U32 => DataType::uint(32),
+            DType::U64 => DataType::uint(64),
+            DType::F16 => DataType::float(16),
+            DType::F32 => DataType::float(32),
+            DType::F64 => DataType::float(64),
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 | DType::F16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == DType::Bool
+    }
+
+    /// A signed or unsigned integer type (not bool).
+    pub fn is_int(self) -> bool {
+        !self.is_float() && !self.is_bool()
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.data_type())
+    }
+}
+
+/// The Rust type that stores elements of one [`DType`].
+pub trait Element: bytemuck::Pod + PartialEq + fmt::Debug + Default + 'static {
+    const DTYPE: DType;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => {
+        $(impl Element for $t {
+            const DTYPE: DType = DType::$d;
+        })*
+    };
+}
+element!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u16 => U16, u32 => U32, u64 => U64, f16 => F16, f32 => F32, f64 => F64);
+
+/// `u8` storage is shared by `uint8` and `bool`; [`Element::DTYPE`] names `uint8`.
+impl Element for u8 {
+    const DTYPE: DType = DType::U8;
+}
+
+/// Runs `$body` with `$t` bound to the storage type of `$dtype` (`bool` as `u8`), for
+/// code generic over the element type: `with_element!(t.dtype(), T => sum::<T>(...))`.
+#[macro_export]
+macro_rules! with_element {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Bool | $crate::dtype::DType::U8 => {
+                type $t = u8;
+                $body
+            }
+            $crate::dtype::DType::I8 => {
+                type $t = i8;
+                $body
+            }
+            $crate::dtype::DType::I16 => {
+                type $t = i16;
+                $body
+            }
+            $crate::dtype::DType::I32 => {
+                type $t = i32;
+                $body
+            }
+            $crate::dtype::DType::I64 => {
+                type $t = i64;
+                $body
+            }
+            $crate::dtype::DType::U16 => {
+                type $t = u16;
+                $body
+            }
+            $crate::dtype::DType::U32 => {
+                type $t = u32;
+                $body
+            }
+            $crate::dtype::DType::U64 => {
+                type $t = u64;
+                $body
+            }
+            $crate::dtype::DType::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            $crate::dtype::DType::F32 => {
+                type $t = f32;
+                $body
+            }
+            $crate::dtype::DType::F64 => {
+                type $t = f64;
+                $body
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtypes_round_trip_through_data_types() {
+        for d in DType::ALL {
+            assert_eq!(DType::of(d.data_type()), Some(d));
+            let size = with_element!(d, T => std::mem::size_of::<T>());
+            assert_eq!(size, d.size(), "{d}");
+        }
+        assert_eq!(DType::of(DataType::void()), None);
+    }
+}

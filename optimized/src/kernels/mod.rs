@@ -1,0 +1,165 @@
+//! The engine's operator kernels. The compiler lowers each operator call once
+//! ([`Lowering`]: attributes read, an implementation chosen from what is known
+//! statically) into a [`Kernel`] the machine runs on evaluated arguments; errors carry
+//! the operator's rule (`OP-add`), as the oracle's do.
+//!
+//! The semantics are the oracle's (`proofs-notes/operator-semantics.md`); the code is
+//! the engine's own.
+
+pub mod layout;
+
+use crate::buffer::{Memory, OverBudget};
+use crate::dtype::DType;
+use crate::error::{Error, ErrorKind, Result};
+use crate::tensor::Tensor;
+use crate::value::Value;
+use spec_model::grammar::{AttrValue, Attrs, DataType, StructInfo};
+use spec_model::ops::Op;
+use spec_model::Span;
+use std::rc::Rc;
+
+/// An operator call compiled once and run many times.
+pub trait Kernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value>;
+}
+
+/// What the compiler knows about an operator call when it lowers it: the operator,
+/// its attributes and the static StructInfo of each argument (`None` where unknown).
+pub struct Lowering<'a> {
+    pub op: Op,
+    pub attrs: &'a Attrs,
+    pub args: &'a [Option<StructInfo>],
+}
+
+/// The context a kernel runs in: which operator (its rule names the errors), where
+/// the call is, and the memory budget tensors are allocated from.
+pub struct KernelCx<'a> {
+    pub op: Op,
+    pub span: Span,
+    pub memory: &'a Rc<Memory>,
+}
+
+impl KernelCx<'_> {
+    /// An error of kind `kind` of this operator's rule.
+    pub fn fail(&self, kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error::new(kind, self.op.def().rule, format!("{}: {}", self.op, message.into()), self.span)
+    }
+
+    /// An `OpError` of this operator's rule.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        self.fail(ErrorKind::OpError, message)
+    }
+
+    /// A new zero-filled tensor, or `MemoryExhausted` before anything is allocated.
+    pub fn alloc(&self, dtype: DType, shape: &[u64]) -> Result<Tensor> {
+        Tensor::zeros(dtype, shape, self.memory).map_err(|e| over_budget(e, self.span))
+    }
+
+    /// Argument `i`, which must exist (`OpError` for a call with too few arguments).
+    pub fn arg<'v>(&self, args: &'v [Value], i: usize) -> Result<&'v Value> {
+        args.get(i).ok_or_else(|| self.error(format!("takes at least {} argument(s), {} given", i + 1, args.len())))
+    }
+
+    /// Argument `i` as a tensor.
+    pub fn tensor<'v>(&self, args: &'v [Value], i: usize, what: &str) -> Result<&'v Rc<Tensor>> {
+        match self.arg(args, i)? {
+            Value::Tensor(t) => Ok(t),
+            other => Err(self.error(format!("{what} must be a tensor, got {}", other.kind()))),
+        }
+    }
+
+    /// Exactly `n` arguments.
+    pub fn arity(&self, args: &[Value], n: usize) -> Result<()> {
+        if args.len() != n {
+            return Err(self.error(format!("takes {n} argument(s), {} given", args.len())));
+        }
+        Ok(())
+    }
+
+    /// `axis` (negative counts from the end) as an index below `rank`.
+    pub fn axis(&self, axis: i64, rank: usize) -> Result<usize> {
+        let r = rank as i64;
+        match if axis < 0 { axis.checked_add(r) } else { Some(axis) } {
+            Some(a) if (0..r).contains(&a) => Ok(a as usize),
+            _ => Err(self.error(format!("axis {axis} is out of range for a tensor of rank {rank}"))),
+        }
+    }
+}
+
+/// The error of an allocation the memory budget refused.
+pub fn over_budget(e: OverBudget, span: Span) -> Error {
+    let asked = e.requested.map_or("more than the address space".to_string(), |b| format!("{b} bytes"));
+    Error::new(
+        ErrorKind::MemoryExhausted,
+        "LIMIT-memory",
+        format!("allocating {asked} with {} of {} bytes in use", e.live, e.limit),
+        span,
+    )
+}
+
+/// A kernel that fails with `OpError`: the lowering of a call whose attributes are
+/// not what the operator's schema says (a program the checker would refuse); the
+/// error comes at run time, where the oracle raises it.
+pub struct Failing(pub String);
+
+impl Kernel for Failing {
+    fn run(&self, cx: &KernelCx, _: &[Value]) -> Result<Value> {
+        Err(cx.error(self.0.clone()))
+    }
+}
+
+/// Reading a call's attributes at lowering time. Absent and `None` attributes are the
+/// same; a value of the wrong kind is an error message for a [`Failing`] kernel.
+pub mod attrs {
+    use super::*;
+
+    fn get<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a AttrValue> {
+        attrs.get(name).filter(|v| !matches!(v, AttrValue::None))
+    }
+
+    fn wrong(name: &str, want: &str) -> String {
+        format!("attribute `{name}` must be {want}")
+    }
+
+    pub fn opt_int(attrs: &Attrs, name: &str) -> std::result::Result<Option<i64>, String> {
+        match get(attrs, name) {
+            None => Ok(None),
+            Some(AttrValue::Int(i)) => Ok(Some(*i)),
+            Some(_) => Err(wrong(name, "an integer")),
+        }
+    }
+
+    pub fn bool(attrs: &Attrs, name: &str, default: bool) -> std::result::Result<bool, String> {
+        match get(attrs, name) {
+            None => Ok(default),
+            Some(AttrValue::Bool(b)) => Ok(*b),
+            Some(_) => Err(wrong(name, "a boolean")),
+        }
+    }
+
+    /// An integer or a list of integers (a single integer is a list of one).
+    pub fn ints(attrs: &Attrs, name: &str) -> std::result::Result<Option<Vec<i64>>, String> {
+        match get(attrs, name) {
+            None => Ok(None),
+            Some(AttrValue::Int(i)) => Ok(Some(vec![*i])),
+            Some(AttrValue::List(xs)) => xs
+                .iter()
+                .map(|x| match x {
+                    AttrValue::Int(i) => Ok(*i),
+                    _ => Err(wrong(name, "a list of integers")),
+                })
+                .collect::<std::result::Result<Vec<i64>, String>>()
+                .map(Some),
+            Some(_) => Err(wrong(name, "a list of integers")),
+        }
+    }
+
+    /// A dtype attribute (the dtype itself; whether tensors of it exist is the kernel's question).
+    pub fn dtype(attrs: &Attrs, name: &str) -> std::result::Result<Option<DataType>, String> {
+        match get(attrs, name) {
+            None => Ok(None),
+            Some(AttrValue::Str(s)) => DataType::parse(s).map(Some).ok_or_else(|| wrong(name, "a dtype string")),
+            Some(_) => Err(wrong(name, "a dtype string")),
+        }
+    }
+}
