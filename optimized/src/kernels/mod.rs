@@ -6,7 +6,12 @@
 //! The semantics are the oracle's (`proofs-notes/operator-semantics.md`); the code is
 //! the engine's own.
 
+pub mod create;
+pub mod elementwise;
 pub mod layout;
+pub mod linalg;
+pub mod manipulate;
+pub mod reduce;
 
 use crate::buffer::{Memory, OverBudget};
 use crate::dtype::DType;
@@ -161,5 +166,99 @@ pub mod attrs {
             Some(AttrValue::Str(s)) => DataType::parse(s).map(Some).ok_or_else(|| wrong(name, "a dtype string")),
             Some(_) => Err(wrong(name, "a dtype string")),
         }
+    }
+}
+
+/// The Notable Operators: not kernels but instructions of the machine, which gives
+/// them what a kernel cannot see (the module's PrimFuncs, the packed functions, the
+/// shape variables in scope, the printed output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notable {
+    CallTir,
+    CallDpsPacked,
+    /// `call_packed` and `call_pure_packed`: the packed function is the first argument.
+    CallPacked,
+    ShapeOf,
+    NullValue,
+    Print,
+    AssertOp,
+    Cast,
+}
+
+/// What an operator call lowers to.
+pub enum Lowered {
+    Kernel(Box<dyn Kernel>),
+    Notable(Notable),
+}
+
+/// Lowers an operator call: one exhaustive match over [`Op`], so an operator of the
+/// table without an engine implementation does not compile.
+pub fn lower(l: &Lowering) -> Lowered {
+    use elementwise::{Arith, Compare, Unary};
+    use reduce::Reduce;
+    let kernel = Lowered::Kernel;
+    match l.op {
+        Op::CallTir => Lowered::Notable(Notable::CallTir),
+        Op::CallDpsPacked => Lowered::Notable(Notable::CallDpsPacked),
+        Op::CallPacked | Op::CallPurePacked => Lowered::Notable(Notable::CallPacked),
+        Op::ShapeOf => Lowered::Notable(Notable::ShapeOf),
+        Op::NullValue => Lowered::Notable(Notable::NullValue),
+        Op::Print => Lowered::Notable(Notable::Print),
+        Op::AssertOp => Lowered::Notable(Notable::AssertOp),
+        Op::Cast => Lowered::Notable(Notable::Cast),
+        Op::Add => kernel(elementwise::arith(l, Arith::Add)),
+        Op::Subtract => kernel(elementwise::arith(l, Arith::Subtract)),
+        Op::Multiply => kernel(elementwise::arith(l, Arith::Multiply)),
+        Op::Divide => kernel(elementwise::arith(l, Arith::Divide)),
+        Op::FloorDivide => kernel(elementwise::arith(l, Arith::FloorDivide)),
+        Op::Power => kernel(elementwise::arith(l, Arith::Power)),
+        Op::Maximum => kernel(elementwise::arith(l, Arith::Maximum)),
+        Op::Minimum => kernel(elementwise::arith(l, Arith::Minimum)),
+        Op::Equal => kernel(elementwise::compare(l, Compare::Equal)),
+        Op::NotEqual => kernel(elementwise::compare(l, Compare::NotEqual)),
+        Op::Less => kernel(elementwise::compare(l, Compare::Less)),
+        Op::LessEqual => kernel(elementwise::compare(l, Compare::LessEqual)),
+        Op::Greater => kernel(elementwise::compare(l, Compare::Greater)),
+        Op::GreaterEqual => kernel(elementwise::compare(l, Compare::GreaterEqual)),
+        Op::LogicalAnd => kernel(elementwise::logical(l, true)),
+        Op::LogicalOr => kernel(elementwise::logical(l, false)),
+        Op::LogicalNot => kernel(elementwise::logical_not(l)),
+        Op::Negative => kernel(elementwise::unary(l, Unary::Negative)),
+        Op::Abs => kernel(elementwise::unary(l, Unary::Abs)),
+        Op::Exp => kernel(elementwise::unary(l, Unary::Exp)),
+        Op::Log => kernel(elementwise::unary(l, Unary::Log)),
+        Op::Sqrt => kernel(elementwise::unary(l, Unary::Sqrt)),
+        Op::Tanh => kernel(elementwise::unary(l, Unary::Tanh)),
+        Op::Sigmoid => kernel(elementwise::unary(l, Unary::Sigmoid)),
+        Op::Relu => kernel(elementwise::unary(l, Unary::Relu)),
+        Op::Softmax => kernel(elementwise::softmax(l)),
+        Op::Where => kernel(elementwise::where_(l)),
+        Op::Astype => kernel(elementwise::astype(l)),
+        Op::Matmul => kernel(linalg::matmul(l)),
+        Op::Sum => kernel(reduce::reduce(l, Reduce::Sum)),
+        Op::Mean => kernel(reduce::reduce(l, Reduce::Mean)),
+        Op::Max => kernel(reduce::reduce(l, Reduce::Max)),
+        Op::Min => kernel(reduce::reduce(l, Reduce::Min)),
+        Op::Reshape => kernel(manipulate::reshape(l)),
+        Op::PermuteDims => kernel(manipulate::permute_dims(l)),
+        Op::BroadcastTo => kernel(manipulate::broadcast_to(l)),
+        Op::Concat => kernel(manipulate::concat(l)),
+        Op::Split => kernel(manipulate::split(l)),
+        Op::StridedSlice => kernel(manipulate::strided_slice(l)),
+        Op::Take => kernel(manipulate::take(l)),
+        Op::Zeros => kernel(create::zeros_ones(l, false)),
+        Op::Ones => kernel(create::zeros_ones(l, true)),
+        Op::Full => kernel(create::full(l)),
+        Op::Arange => kernel(create::arange(l)),
+    }
+}
+
+/// Runs tensor operator `op` on `args` outside any program (kernel tests, and
+/// comparing a kernel with the oracle's): `None` for a Notable Operator.
+pub fn run_standalone(op: Op, attrs: &Attrs, args: &[Value], memory: &Rc<Memory>) -> Option<Result<Value>> {
+    let statics: Vec<Option<StructInfo>> = vec![None; args.len()];
+    match lower(&Lowering { op, attrs, args: &statics }) {
+        Lowered::Kernel(k) => Some(k.run(&KernelCx { op, span: Span::SYNTHETIC, memory }, args)),
+        Lowered::Notable(_) => None,
     }
 }
