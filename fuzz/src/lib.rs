@@ -4,6 +4,7 @@
 //! `fuzz_targets/` and call into this library.
 
 pub mod config;
+pub mod convert;
 pub mod gen;
 pub mod invariants;
 pub mod program;
