@@ -4,7 +4,6 @@
 //! `fuzz_targets/` and call into this library.
 
 pub mod config;
-pub mod convert;
 pub mod gen;
 pub mod invariants;
 pub mod program;
@@ -13,6 +12,8 @@ pub mod stats;
 
 pub use config::Config;
 pub use gen::generate;
+/// Values between the two engines (`oracle::engine::convert`).
+pub use oracle::engine::convert;
 pub use program::Module;
 
 use arbitrary::{Arbitrary, Unstructured};

@@ -7,19 +7,27 @@
 //! function, with variables in numbered slots, shape expressions as bytecode over a
 //! frame of shape variables, each operator call lowered to a [`kernels::Kernel`], and
 //! calls run on an explicit stack (deep recursion is `StackExhausted`, never a native
-//! stack overflow), under a step budget and a memory budget.
+//! stack overflow), under a step budget and a memory budget ([`Limits`]).
 
+mod api;
 pub mod buffer;
+pub mod compile;
 pub mod dtype;
 pub mod error;
 pub mod faults;
 pub mod kernels;
+pub mod machine;
+pub mod npy;
 pub mod scalar;
 pub mod tensor;
+pub mod tir;
 pub mod value;
 
+pub use api::{Engine, Outcome};
 pub use buffer::{Memory, DEFAULT_MEMORY_BUDGET};
+pub use compile::Executable;
 pub use dtype::DType;
 pub use error::{CompileError, Error, ErrorKind};
+pub use machine::Limits;
 pub use tensor::Tensor;
 pub use value::{Closure, Prim, Value};

@@ -32,10 +32,12 @@ pub enum Prim {
 }
 
 /// A closure (SEM-6): a function of the executable and the values of the Relax and
-/// shape variables it captured, in the slots the function's plan reads them from.
+/// shape variables it captured, in the order the function's plan reads them (`None`:
+/// a variable without a value where the closure was made, which only an unchecked
+/// program has, or a shape variable not bound there).
 pub struct Closure {
     pub func: usize,
-    pub captured: Box<[Value]>,
+    pub captured: Box<[Option<Value>]>,
     pub shapes: Box<[Option<i64>]>,
 }
 

@@ -1,7 +1,8 @@
 //! `oracle`: the reference interpreter of the Relax specification ([`eval`]), the
-//! static checking driver ([`check`]) and the corpus runner behind `oracle test`
-//! ([`corpus`]).
+//! static checking driver ([`check`]), the corpus runner behind `oracle test`
+//! ([`corpus`]), and the bridge to the optimized engine ([`engine`]).
 
 pub mod check;
 pub mod corpus;
+pub mod engine;
 pub mod eval;

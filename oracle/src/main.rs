@@ -78,6 +78,10 @@ enum Command {
         /// The largest call depth (at most 10000).
         #[arg(long, default_value_t = oracle::eval::Limits::default().max_depth)]
         max_depth: usize,
+        /// The engine: the reference interpreter (`oracle`), the optimized engine
+        /// (`optimized`), or both, reporting whether they agree.
+        #[arg(long, value_enum, default_value = "oracle")]
+        engine: oracle::engine::Engine,
     },
     /// Print the normalized form of a well-formed program.
     Normalize {
@@ -96,6 +100,10 @@ enum Command {
         /// Store the outputs of `expect: normal-form` files instead of comparing them.
         #[arg(long)]
         bless: bool,
+        /// The engine that runs the `run:` lines: the oracle, the optimized engine, or
+        /// both (the report then shows them side by side per directory).
+        #[arg(long, value_enum, default_value = "oracle")]
+        engine: oracle::engine::Engine,
     },
 }
 
@@ -183,7 +191,33 @@ fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Prints one engine's run: what it printed, its trace, then its value (stdout) or
+/// its error (stderr); whether it returned a value.
+fn show_run(run: &oracle::eval::run::RunText, name: &str, src: &str, label: Option<&str>) -> bool {
+    let prefix = label.map_or(String::new(), |l| format!("{l}: "));
+    for line in &run.printed {
+        println!("{prefix}{line}");
+    }
+    for rule in &run.trace {
+        eprintln!("trace: {rule}");
+    }
+    match &run.result {
+        Ok(v) => {
+            println!("{prefix}{v}");
+            true
+        }
+        Err(e) => {
+            eprintln!("{prefix}{e}");
+            if let Some((l, c)) = spec_model::diagnostic::line_col(src, e.span) {
+                eprintln!("  --> {name}:{l}:{c}");
+            }
+            false
+        }
+    }
+}
+
 /// `oracle eval`.
+#[allow(clippy::too_many_arguments)]
 fn eval(
     file: &PathBuf,
     entry: &str,
@@ -192,7 +226,10 @@ fn eval(
     trace: bool,
     fuel: u64,
     max_depth: usize,
+    engine: oracle::engine::Engine,
 ) -> ExitCode {
+    use oracle::engine::compare::Verdict;
+    use oracle::eval::run::Arg;
     let (name, src) = match read_input(file) {
         Ok(x) => x,
         Err(e) => {
@@ -200,53 +237,57 @@ fn eval(
             return ExitCode::FAILURE;
         }
     };
-    // `@path.npy` arguments become `R.const` literals (the printer's floats round-trip).
-    let mut texts = Vec::with_capacity(args.len());
+    // `@path.npy` arguments are read straight into tensors.
+    let mut values = Vec::with_capacity(args.len());
     for a in args {
         match a.strip_prefix('@') {
             Some(path) => {
                 match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| oracle::eval::npy::read_npy(&b)) {
-                    Ok(arr) => texts.push(oracle::eval::literal::print_value(&oracle::eval::Value::tensor(arr))),
+                    Ok(arr) => values.push(Arg::Array(arr)),
                     Err(e) => {
                         eprintln!("error: {path}: {e}");
                         return ExitCode::FAILURE;
                     }
                 }
             }
-            None => texts.push(a.clone()),
+            None => values.push(Arg::Literal(a.clone())),
         }
     }
-    let call = format!("{entry}({})", texts.join(", "));
     let limits = oracle::eval::Limits { fuel, max_depth };
-    match oracle::eval::run::run_call_text(&name, &src, &call, limits, trace, out) {
+    let report = match oracle::eval::run::run_eval(&name, &src, entry, &values, engine, limits, trace, out) {
+        Ok(r) => r,
         Err(e) => {
             eprint!("{e}");
             if !e.ends_with('\n') {
                 eprintln!();
             }
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-        Ok(out) => {
-            for line in &out.printed {
-                println!("{line}");
+    };
+    let ok = match (&report.oracle, &report.engine, &report.verdict) {
+        (Some(o), Some(e), Some(verdict)) => match verdict {
+            Verdict::Agree => {
+                eprintln!("agree: the oracle and the optimized engine");
+                show_run(o, &name, &src, None)
             }
-            for rule in &out.trace {
-                eprintln!("trace: {rule}");
+            Verdict::Poisoned(k) => {
+                eprintln!("poisoned: a run ended in {k}, so the engines are not compared");
+                show_run(o, &name, &src, Some("oracle")) & show_run(e, &name, &src, Some("optimized"))
             }
-            match out.result {
-                Ok(v) => {
-                    println!("{v}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("{e}");
-                    if let Some((l, c)) = spec_model::diagnostic::line_col(&src, e.span) {
-                        eprintln!("  --> {name}:{l}:{c}");
-                    }
-                    ExitCode::FAILURE
-                }
+            Verdict::Differ(why) => {
+                eprintln!("DISAGREE: {why}");
+                show_run(o, &name, &src, Some("oracle"));
+                show_run(e, &name, &src, Some("optimized"));
+                false
             }
-        }
+        },
+        (Some(r), _, _) | (_, Some(r), _) => show_run(r, &name, &src, None),
+        _ => false,
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
@@ -299,8 +340,8 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Eval { file, entry, args, out, trace, fuel, max_depth } => {
-            eval(&file, &entry, &args, out.as_deref(), trace, fuel, max_depth)
+        Command::Eval { file, entry, args, out, trace, fuel, max_depth, engine } => {
+            eval(&file, &entry, &args, out.as_deref(), trace, fuel, max_depth, engine)
         }
         Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {
@@ -313,7 +354,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Test { paths, rules, bless } => {
+        Command::Test { paths, rules, bless, engine } => {
             let files = match collect_files(&paths) {
                 Ok(f) => f,
                 Err(e) => {
@@ -321,8 +362,9 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let reports: Vec<_> = files.iter().map(|f| run_file_with(f, bless)).collect();
-            print!("{}", report::render(&reports, rules));
+            let options = oracle::corpus::RunOptions { bless, engine };
+            let reports: Vec<_> = files.iter().map(|f| run_file_with(f, options)).collect();
+            print!("{}", report::render(&reports, rules, engine));
             if report::any_failed(&reports) {
                 ExitCode::FAILURE
             } else {

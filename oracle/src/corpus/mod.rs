@@ -8,6 +8,7 @@ pub mod report;
 pub use metadata::{parse_metadata, Expectation, Metadata};
 
 use crate::check::{check_module, sinfo_of};
+use crate::engine::Engine;
 use crate::eval::run::check_run;
 use crate::eval::ErrorKind;
 use spec_model::diagnostic::{line_col, Diagnostic};
@@ -46,6 +47,31 @@ pub struct FileReport {
     pub expectations: Vec<(Expectation, Status)>,
     /// The rules evaluation fired (the `run:` lines' traces), for coverage.
     pub fired: Vec<String>,
+    /// The `run:` lines and how many each engine passed.
+    pub runs: RunTally,
+}
+
+/// How many `run:` lines a file has, and how many each engine passed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunTally {
+    pub lines: usize,
+    pub oracle: usize,
+    pub optimized: usize,
+}
+
+/// How `oracle test` runs files.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Store the outputs of `expect: normal-form` files instead of comparing them.
+    pub bless: bool,
+    /// Which engine runs the `run:` lines.
+    pub engine: Engine,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { bless: false, engine: Engine::Oracle }
+    }
 }
 
 /// The absolute tolerance for float results when a file gives none.
@@ -53,9 +79,9 @@ pub const DEFAULT_TOLERANCE: f64 = 1e-5;
 
 const NEEDS_CHECKER: &str = "names a run-time rule; needs evaluation (`oracle eval`), not built yet";
 
-/// Runs one corpus file.
+/// Runs one corpus file (its `run:` lines in the oracle).
 pub fn run_file(path: &Path) -> FileReport {
-    run_file_with(path, false)
+    run_file_with(path, RunOptions::default())
 }
 
 /// The file holding the expected normalized form of `path` (`expect: normal-form`).
@@ -143,14 +169,50 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
     }
 }
 
+/// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
+/// `engine`: pass when each passes; the tally counts each engine's passes.
+fn run_line(
+    file_name: &str,
+    src: &str,
+    call: &str,
+    expect: Result<&str, ErrorKind>,
+    tol: f64,
+    engine: Engine,
+    report: &mut FileReport,
+) -> Status {
+    report.runs.lines += 1;
+    let mut failures = Vec::new();
+    if engine != Engine::Optimized {
+        let (status, trace) = check_run(file_name, src, call, expect, tol);
+        report.fired.extend(trace);
+        match status {
+            Ok(()) => report.runs.oracle += 1,
+            Err(why) => failures.push(if engine == Engine::Both { format!("oracle: {why}") } else { why }),
+        }
+    }
+    if engine != Engine::Oracle {
+        match crate::engine::check_run(file_name, src, call, expect, tol) {
+            Ok(()) => report.runs.optimized += 1,
+            Err(why) => failures.push(format!("optimized engine: {why}")),
+        }
+    }
+    if failures.is_empty() {
+        Status::Pass
+    } else {
+        Status::Fail(failures.join("; "))
+    }
+}
+
 /// Runs one corpus file; with `bless`, stores the outputs of `expect: normal-form`.
-pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
+pub fn run_file_with(path: &Path, options: RunOptions) -> FileReport {
+    let bless = options.bless;
     let mut report = FileReport {
         path: path.to_path_buf(),
         rules: Vec::new(),
         status: Status::Pass,
         expectations: Vec::new(),
         fired: Vec::new(),
+        runs: RunTally::default(),
     };
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -239,20 +301,14 @@ pub fn run_file_with(path: &Path, bless: bool) -> FileReport {
                         "`expect: error Crash`: a checked program never crashes; Crash is a bug, never an expectation"
                             .into(),
                     ),
-                    Some(k) => {
-                        let (status, trace) = check_run(&file_name, &src, call, Err(k), tol);
-                        report.fired.extend(trace);
-                        status.map_or_else(Status::Fail, |_| Status::Pass)
-                    }
+                    Some(k) => run_line(&file_name, &src, call, Err(k), tol, options.engine, &mut report),
                     None => Status::Fail(format!(
                         "`expect: error {kind}`: not an error kind ({})",
                         ErrorKind::ALL.map(|k| k.name()).join(", ")
                     )),
                 },
                 Expectation::RunValue { call, value } => {
-                    let (status, trace) = check_run(&file_name, &src, call, Ok(value), tol);
-                    report.fired.extend(trace);
-                    status.map_or_else(Status::Fail, |_| Status::Pass)
+                    run_line(&file_name, &src, call, Ok(value), tol, options.engine, &mut report)
                 }
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },

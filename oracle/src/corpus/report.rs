@@ -3,9 +3,32 @@
 //! coverage, then the evaluation coverage and the totals.
 
 use super::{by_rule, run_coverage, FileReport, Status};
+use crate::engine::Engine;
+use std::collections::BTreeMap;
 
-/// The report of `reports`, one line each; `rules` adds the per-rule tables.
-pub fn render(reports: &[FileReport], rules: bool) -> String {
+/// The `run:` lines each engine passed, per directory, side by side.
+fn engines_table(reports: &[FileReport], engine: Engine) -> Vec<String> {
+    let mut by_dir: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+    for r in reports.iter().filter(|r| r.runs.lines > 0) {
+        let dir = r.path.parent().map_or(String::new(), |p| p.display().to_string());
+        let t = by_dir.entry(dir).or_default();
+        t[0] += r.runs.lines;
+        t[1] += r.runs.oracle;
+        t[2] += r.runs.optimized;
+    }
+    let total = by_dir.values().fold([0; 3], |a, t| [a[0] + t[0], a[1] + t[1], a[2] + t[2]]);
+    let cell = |n: usize, on: bool| if on { n.to_string() } else { "-".to_string() };
+    let (oracle, optimized) = (engine != Engine::Optimized, engine != Engine::Oracle);
+    let mut lines = vec![format!("{:<32} {:>9} {:>8} {:>10}", "run: lines passed", "lines", "oracle", "optimized")];
+    for (dir, t) in by_dir.iter().chain(std::iter::once((&"total".to_string(), &total))) {
+        lines.push(format!("{dir:<32} {:>9} {:>8} {:>10}", t[0], cell(t[1], oracle), cell(t[2], optimized)));
+    }
+    lines
+}
+
+/// The report of `reports`, one line each; `rules` adds the per-rule tables; with the
+/// optimized engine, the `run:` lines each engine passed per directory.
+pub fn render(reports: &[FileReport], rules: bool, engine: Engine) -> String {
     let mut lines = Vec::new();
     let (mut pass, mut fail, mut skip) = (0, 0, 0);
     for r in reports {
@@ -49,6 +72,10 @@ pub fn render(reports: &[FileReport], rules: bool) -> String {
         coverage.len(),
         if missing.is_empty() { String::new() } else { format!("; not exercised: {}", missing.join(", ")) }
     ));
+    if engine != Engine::Oracle {
+        lines.push(String::new());
+        lines.extend(engines_table(reports, engine));
+    }
     lines.push(format!("{pass} passed, {fail} failed, {skip} skipped"));
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
@@ -70,6 +97,7 @@ mod tests {
             status,
             expectations: Vec::new(),
             fired: Vec::new(),
+            runs: Default::default(),
         }
     }
 
@@ -80,12 +108,12 @@ mod tests {
             file("b.rx", Status::Fail("first\nsecond".into())),
             file("c.rx", Status::Skip("later".into())),
         ];
-        let text = render(&reports, true);
+        let text = render(&reports, true, Engine::Oracle);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[..4], ["pass a.rx", "FAIL b.rx: first", "    | second", "skip c.rx: later"]);
         assert!(lines.contains(&"TY-2                         1     1     1"), "{text}");
         assert_eq!(lines.last(), Some(&"1 passed, 1 failed, 1 skipped"));
         assert!(any_failed(&reports));
-        assert!(!render(&reports[..1], false).contains("TY-2"));
+        assert!(!render(&reports[..1], false, Engine::Oracle).contains("TY-2"));
     }
 }

@@ -190,11 +190,11 @@ fn alloc_outputs(op: Op, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Val
     }
 }
 
-/// Refuses allocations over 2^26 elements (a typed error, not an abort).
+/// Refuses allocations over 2^26 elements (`MemoryExhausted`, not an abort).
 fn zeros(dtype: DataType, shape: Vec<u64>, op: Op, span: Span) -> EvalResult<NDArray> {
     let n = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).filter(|n| *n <= 1 << 26);
     let Some(n) = n else {
-        return Err(op_error(op, format!("refusing to allocate a tensor of shape {shape:?}"), span));
+        bail!(ErrorKind::MemoryExhausted, "LIMIT-memory", span, "refusing to allocate a tensor of shape {shape:?}");
     };
     let zero = if dtype.is_float() {
         Scalar::Float(0.0)

@@ -80,28 +80,87 @@ pub fn write_tensors(v: &Value, dir: &std::path::Path, stem: &str) -> Result<Vec
     }
 }
 
-/// Checks `src` and evaluates `call` (an `.rx` call expression) in it; with `out`,
-/// writes the result's tensors there as `.npy`.
-pub fn run_call_text(
+/// An argument of `oracle eval`: an `.rx` literal, or an array read from an `.npy` file
+/// (it becomes a tensor as it is, without a round trip through text).
+pub enum Arg {
+    Literal(String),
+    Array(spec_model::grammar::NDArray),
+}
+
+/// What `oracle eval` found: each engine's run, and with both, whether they agree.
+pub struct EvalReport {
+    pub oracle: Option<RunText>,
+    pub engine: Option<RunText>,
+    /// With both engines: agreement, or why not (poisoned runs agree on nothing).
+    pub verdict: Option<crate::engine::compare::Verdict>,
+}
+
+/// The values of `args` (literals evaluated in the module's global scope).
+fn arg_values(m: &IRModule, args: &[Arg]) -> Result<Vec<Value>, String> {
+    let mut mach = Machine::new(m, Limits::default());
+    args.iter()
+        .map(|a| match a {
+            Arg::Array(arr) => Ok(Value::tensor(arr.clone())),
+            Arg::Literal(text) => match eval_text(&mut mach, text)? {
+                Ok(v) => Ok(v),
+                Err(e) => Err(format!("the argument `{text}`: {e}")),
+            },
+        })
+        .collect()
+}
+
+/// Checks `src` and calls `entry` on `args` in the chosen engine(s); with `out`, writes
+/// the result's tensors there as `.npy` (the oracle's when both run).
+#[allow(clippy::too_many_arguments)]
+pub fn run_eval(
     name: &str,
     src: &str,
-    call: &str,
+    entry: &str,
+    args: &[Arg],
+    engine: crate::engine::Engine,
     limits: Limits,
     trace: bool,
     out: Option<&std::path::Path>,
-) -> Result<RunText, String> {
+) -> Result<EvalReport, String> {
+    use crate::engine::{compare, Engine};
     on_big_stack(|| {
         let m = prepare(name, src)?;
-        let mut mach = Machine::new(&m, limits_capped(limits));
-        if trace {
-            mach.trace = Some(Vec::new());
+        let limits = limits_capped(limits);
+        let mut report = EvalReport { oracle: None, engine: None, verdict: None };
+        let mut results = Vec::new();
+        if engine != Engine::Optimized {
+            let values = arg_values(&m, args)?;
+            let mut mach = Machine::new(&m, limits);
+            if trace {
+                mach.trace = Some(Vec::new());
+            }
+            let f = mach.global(entry).cloned().ok_or_else(|| format!("{name}: no function `{entry}`"))?;
+            let r = mach.apply(&f, values, spec_model::Span::SYNTHETIC);
+            report.oracle = Some(RunText {
+                result: r.as_ref().map(print_value).map_err(Clone::clone),
+                printed: mach.printed,
+                trace: mach.trace.unwrap_or_default(),
+            });
+            results.push(r);
         }
-        let r = eval_text(&mut mach, call)?;
-        if let (Some(dir), Ok(v)) = (out, &r) {
+        if engine != Engine::Oracle {
+            let values = arg_values(&m, args)?;
+            let o = crate::engine::run(&m, entry, &values, crate::engine::limits(limits))?;
+            report.engine = Some(RunText {
+                result: o.shown.clone().ok_or(()).or_else(|_| o.result.clone().map(|v| print_value(&v))),
+                printed: o.printed,
+                trace: Vec::new(),
+            });
+            results.push(o.result);
+        }
+        if let [a, b] = results.as_slice() {
+            report.verdict = Some(compare::compare(a, b, compare::Tolerance::for_elements(1 << 20)));
+        }
+        if let (Some(dir), Some(Ok(v))) = (out, results.first()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             write_tensors(v, dir, "result")?;
         }
-        Ok(RunText { result: r.map(|v| print_value(&v)), printed: mach.printed, trace: mach.trace.unwrap_or_default() })
+        Ok(report)
     })?
 }
 

@@ -100,6 +100,8 @@ pub enum ErrorKind {
     UnknownExternFunc,
     FuelExhausted,
     StackExhausted,
+    /// A tensor larger than the limit (`LIMIT-memory`): refused before it is allocated.
+    MemoryExhausted,
     /// Cannot happen in a checked program (an unbound variable, a projection of a
     /// non-tuple, an `Op` used as a value, ...): raised, it shows a bug in the checker
     /// or the evaluator, and the differential tester never counts two of them as
@@ -108,7 +110,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 12] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::MatchCastMismatch,
         ErrorKind::ShapeVarMismatch,
         ErrorKind::TupleIndexOutOfRange,
@@ -120,6 +122,7 @@ impl ErrorKind {
         ErrorKind::UnknownExternFunc,
         ErrorKind::FuelExhausted,
         ErrorKind::StackExhausted,
+        ErrorKind::MemoryExhausted,
         ErrorKind::Crash,
     ];
 
@@ -136,12 +139,21 @@ impl ErrorKind {
             ErrorKind::UnknownExternFunc => "UnknownExternFunc",
             ErrorKind::FuelExhausted => "FuelExhausted",
             ErrorKind::StackExhausted => "StackExhausted",
+            ErrorKind::MemoryExhausted => "MemoryExhausted",
             ErrorKind::Crash => "Crash",
         }
     }
 
     pub fn from_name(s: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+impl ErrorKind {
+    /// Resource exhaustion: an outcome of the limits, not of the program's meaning (the
+    /// differential tester skips it as "poisoned").
+    pub fn is_resource(self) -> bool {
+        matches!(self, ErrorKind::FuelExhausted | ErrorKind::StackExhausted | ErrorKind::MemoryExhausted)
     }
 }
 

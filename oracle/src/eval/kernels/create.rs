@@ -17,7 +17,8 @@ fn filled(cx: &Cx, shape: Vec<u64>, dtype: DataType, value: Scalar) -> EvalResul
 
 /// OP-zeros, OP-ones: a new tensor of `shape` and the attribute `dtype` filled with 0
 /// (1; `True` for `bool`). Errors: `shape` not a shape; `dtype` missing or without
-/// storage (`OpError`); a negative dimension (`NegativeDimension`); over 2^26 elements.
+/// storage (`OpError`); a negative dimension (`NegativeDimension`); over 2^26 elements
+/// (`MemoryExhausted`).
 pub(crate) fn zeros_ones(cx: &Cx, args: &[Value], one: bool) -> EvalResult<Value> {
     cx.arity(args, 1)?;
     let shape = cx.dims(&cx.shape(&args[0], "the shape")?)?;

@@ -20,7 +20,8 @@ use spec_model::ops::Op;
 use spec_model::Span;
 use std::cell::Ref;
 
-/// The largest tensor an operator creates (2^26 elements); a larger one is an `OpError`.
+/// The largest tensor an operator creates (2^26 elements); a larger one is
+/// `MemoryExhausted` (the oracle's memory limit, `LIMIT-memory`).
 pub const MAX_ELEMENTS: usize = 1 << 26;
 
 /// One operator call: the operator, its attributes and span, with the helpers every
@@ -92,7 +93,12 @@ impl<'a> Cx<'a> {
     pub fn numel(&self, shape: &[u64]) -> EvalResult<usize> {
         match broadcast::element_count(shape) {
             Some(n) if n <= MAX_ELEMENTS as u64 => Ok(n as usize),
-            _ => Err(self.error(format!("a tensor of shape {shape:?} has more than 2^26 elements"))),
+            _ => Err(RuntimeError::new(
+                ErrorKind::MemoryExhausted,
+                "LIMIT-memory",
+                format!("{}: a tensor of shape {shape:?} has more than 2^26 elements", self.op),
+                self.span,
+            )),
         }
     }
 

@@ -2,9 +2,9 @@
 //! code, so the differential tester converts one into the other to compare them.
 //! Tensors go through `NDArray`, the AST's array (exact for every dtype).
 
+use crate::eval::value::{PrimScalar, Value as OValue};
 use optimized::value::{Prim, Value as EValue};
 use optimized::Memory;
-use oracle::eval::value::{PrimScalar, Value as OValue};
 use std::rc::Rc;
 
 /// An engine value as an oracle value, for comparing and printing. A closure (which
@@ -31,10 +31,16 @@ pub fn to_oracle(v: &EValue) -> Option<OValue> {
 /// An oracle value as an engine value (arguments given to both engines). Closures and
 /// PrimFuncs have no counterpart (`None`); a tensor over the budget is `None` too.
 pub fn from_oracle(v: &OValue, memory: &Rc<Memory>) -> Option<EValue> {
+    from_oracle_with(v, memory, &|_| None)
+}
+
+/// As [`from_oracle`], with `global` giving the engine's value of a global function
+/// (what a global's closure or PrimFunc converts to).
+pub fn from_oracle_with(v: &OValue, memory: &Rc<Memory>, global: &dyn Fn(&str) -> Option<EValue>) -> Option<EValue> {
     Some(match v {
         OValue::Tensor(t) => EValue::tensor(optimized::Tensor::from_ndarray(&t.borrow(), memory).ok()??),
         OValue::Tuple(fields) => {
-            EValue::tuple(fields.iter().map(|f| from_oracle(f, memory)).collect::<Option<Vec<_>>>()?)
+            EValue::tuple(fields.iter().map(|f| from_oracle_with(f, memory, global)).collect::<Option<Vec<_>>>()?)
         }
         OValue::Shape(s) => EValue::Shape(s.as_slice().into()),
         OValue::Prim(p) => EValue::Prim(match *p {
@@ -46,7 +52,10 @@ pub fn from_oracle(v: &OValue, memory: &Rc<Memory>) -> Option<EValue> {
         OValue::DataType(d) => EValue::DataType(*d),
         OValue::PackedFunc(n) => EValue::PackedFunc(n.clone()),
         OValue::Null => EValue::Null,
-        OValue::Closure(_) | OValue::PrimFunc(..) | OValue::Object(_) => return None,
+        // A global function (a closure of nothing, or a PrimFunc) is the engine's global.
+        OValue::Closure(c) if c.captured.is_empty() && c.self_var.is_none() => global(&c.name)?,
+        OValue::PrimFunc(name, _) => global(name)?,
+        OValue::Closure(_) | OValue::Object(_) => return None,
     })
 }
 
@@ -68,6 +77,6 @@ mod tests {
             OValue::Null,
         ]));
         let back = to_oracle(&from_oracle(&v, &mem).unwrap()).unwrap();
-        assert!(oracle::eval::literal::values_equal(&v, &back, 0.0));
+        assert!(crate::eval::literal::values_equal(&v, &back, 0.0));
     }
 }

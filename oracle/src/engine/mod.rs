@@ -1,0 +1,103 @@
+//! The optimized engine (`optimized`, which shares no code with the interpreter) behind
+//! `oracle eval --engine` and `oracle test --engine`: a call runs there, its arguments
+//! and result converted between the two engines' values ([`convert`]).
+
+pub mod compare;
+pub mod convert;
+
+use crate::eval::literal::print_value;
+use crate::eval::value::{ErrorKind, RuntimeError, Value};
+use crate::eval::{Limits, Machine, Scope};
+use spec_model::grammar::{ExprKind, IRModule};
+use spec_model::text::parse_expr_in_module;
+
+/// Which engine runs a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The reference interpreter.
+    Oracle,
+    /// The optimized engine.
+    Optimized,
+    /// Both, comparing their outcomes.
+    Both,
+}
+
+/// A call's outcome in the optimized engine, in the oracle's terms.
+pub struct Outcome {
+    /// The value (a closure, which has no oracle counterpart, as an opaque object named
+    /// after it), or the error.
+    pub result: Result<Value, RuntimeError>,
+    /// The value as the engine prints it (an `.rx` literal).
+    pub shown: Option<String>,
+    pub printed: Vec<String>,
+}
+
+/// An engine error as the oracle's (the kinds have the same names).
+pub fn runtime_error(e: &optimized::Error) -> RuntimeError {
+    let kind = ErrorKind::from_name(e.kind.name()).unwrap_or(ErrorKind::Crash);
+    RuntimeError::new(kind, e.rule, e.message.clone(), e.span)
+}
+
+/// The callee and the arguments of a call written in `.rx` (`main(R.const(...), ...)`);
+/// the arguments are evaluated by the oracle in the module's global scope.
+pub fn call_parts(m: &IRModule, call: &str) -> Result<(String, Vec<Value>), String> {
+    let e = parse_expr_in_module(m, call).map_err(|e| format!("`{call}`: {}", e.0.message))?;
+    let ExprKind::Call(c) = &e.kind else { return Err(format!("`{call}` is not a call")) };
+    let ExprKind::GlobalVar(gv) = &c.op.kind else {
+        return Err(format!("`{call}` does not call a global function"));
+    };
+    let mut mach = Machine::new(m, Limits::default());
+    let mut args = Vec::with_capacity(c.args.len());
+    for a in &c.args {
+        args.push(mach.eval(a, &Scope::default()).map_err(|e| format!("an argument of `{call}`: {e}"))?);
+    }
+    Ok((gv.name.clone(), args))
+}
+
+/// Runs `entry(args)` in the optimized engine on `m` (a module the checker accepted).
+pub fn run(m: &IRModule, entry: &str, args: &[Value], limits: optimized::Limits) -> Result<Outcome, String> {
+    let exe = optimized::Engine::compile(m).map_err(|e| e.to_string())?;
+    let memory = optimized::Memory::new(usize::MAX);
+    let global = |name: &str| exe.global(name);
+    let args = args
+        .iter()
+        .map(|a| {
+            convert::from_oracle_with(a, &memory, &global).ok_or_else(|| format!("{} has no engine value", a.kind()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let o = exe.run(entry, &args, limits).map_err(|e| e.to_string())?;
+    let shown = o.result.as_ref().ok().map(|v| optimized::machine::print::print_value(&exe, v));
+    let result = match &o.result {
+        Ok(v) => Ok(convert::to_oracle(v).unwrap_or_else(|| Value::Object(shown.clone().unwrap_or_default().into()))),
+        Err(e) => Err(runtime_error(e)),
+    };
+    Ok(Outcome { result, shown, printed: o.printed })
+}
+
+/// The engine's limits matching the oracle's.
+pub fn limits(l: Limits) -> optimized::Limits {
+    optimized::Limits { fuel: l.fuel, max_depth: l.max_depth, ..optimized::Limits::default() }
+}
+
+/// What a corpus `run:`/`expect:` pair finds in the optimized engine: `Ok(())` or why
+/// not. The expected value is evaluated by the oracle (it is a literal).
+pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKind>, tol: f64) -> Result<(), String> {
+    crate::eval::run::on_big_stack(|| {
+        let m = crate::eval::run::prepare(name, src).map_err(|e| format!("the program is refused:\n{e}"))?;
+        let (entry, args) = call_parts(&m, call)?;
+        let got = run(&m, &entry, &args, optimized::Limits::default())?.result;
+        match (got, expect) {
+            (Ok(v), Ok(want)) => {
+                let mut mach = Machine::new(&m, Limits::default());
+                match crate::eval::run::eval_text(&mut mach, want)? {
+                    Ok(w) if crate::eval::literal::values_equal(&v, &w, tol) => Ok(()),
+                    Ok(w) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
+                    Err(e) => Err(format!("the expected value does not evaluate: {e}")),
+                }
+            }
+            (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
+            (Err(e), Err(kind)) if e.kind == kind => Ok(()),
+            (Err(e), _) => Err(format!("unexpected {e}")),
+        }
+    })?
+}
