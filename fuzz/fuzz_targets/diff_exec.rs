@@ -1,7 +1,8 @@
-//! `cargo fuzz run diff_exec`: every invariant, then the differential check: the
-//! oracle on the program as written against the oracle on its normalized form (the
-//! optimized engine joins here later). A mismatch is written as a corpus-format `.rx`
-//! file with its inputs and both outcomes under `fuzz/artifacts/diff_exec/`.
+//! `cargo fuzz run diff_exec`: every invariant, then the differential checks: the
+//! optimized engine against the oracle (a run that exhausts fuel, depth or memory on
+//! either side is poisoned and skipped), and the oracle on the program as written
+//! against the oracle on its normalized form. A mismatch is written as a corpus-format
+//! `.rx` file with its inputs and both outcomes under `fuzz/artifacts/diff_exec/`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

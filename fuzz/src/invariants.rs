@@ -3,6 +3,8 @@
 
 use crate::program::Module;
 use oracle::check::check_module;
+use oracle::engine::compare::{compare, Tolerance, Verdict};
+use oracle::engine::largest_tensor;
 use oracle::eval::literal::{print_value, values_equal};
 use oracle::eval::value::{ErrorKind, Value};
 use oracle::eval::{Limits, Machine};
@@ -44,6 +46,8 @@ pub struct Checked {
     pub fired: Vec<String>,
     /// The normalized program.
     pub normalized: IRModule,
+    /// How the optimized engine compared: agreement, or a resource ran out (poisoned).
+    pub engine: Verdict,
 }
 
 /// Well-formed; normalization idempotent, its output in normal form; printing and
@@ -57,7 +61,54 @@ pub fn check_program(m: &Module) -> Result<Checked, Violation> {
     if let Err(e) = same_outcome(&outcome, &outcome_n) {
         return Err(violation("diff_exec: as written vs normalized", e));
     }
-    Ok(Checked { outcome, fired, normalized })
+    let engine = check_engine(m, &outcome)?;
+    Ok(Checked { outcome, fired, normalized, engine })
+}
+
+/// `diff_exec`: the optimized engine on the program as written agrees with the oracle
+/// (`oracle::engine::compare`): the same value (floats within the tolerance of a
+/// reordered reduction) and the same printed lines, or the same error kind; a run that
+/// exhausts a resource is poisoned, not compared.
+pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> {
+    let (engine, printed, error) = run_engine(m).map_err(|e| violation("engine runs", e))?;
+    let mut elements = m.inputs.iter().map(|a| a.data.len()).max().unwrap_or(0);
+    for o in [oracle, &engine].into_iter().flatten() {
+        elements = elements.max(largest_tensor(o));
+    }
+    let verdict = compare(oracle, &engine, Tolerance::for_elements(elements));
+    if let Verdict::Differ(why) = &verdict {
+        let detail = format!("{why}: oracle {}, engine {}", show(oracle), error.unwrap_or_else(|| show(&engine)));
+        return Err(violation("diff_exec: oracle vs optimized engine", detail));
+    }
+    if verdict == Verdict::Agree {
+        let (_, oracle_printed) = run_printed(&m.ir, &m.entry, &m.inputs);
+        if oracle_printed != printed {
+            let detail = format!("printed {oracle_printed:?} vs {printed:?}");
+            return Err(violation("diff_exec: oracle vs optimized engine (printed output)", detail));
+        }
+    }
+    Ok(verdict)
+}
+
+/// Runs `entry` on the inputs in the optimized engine: the outcome (as the oracle's
+/// values), what it printed, and its error in full.
+pub fn run_engine(m: &Module) -> Result<(Outcome, Vec<String>, Option<String>), String> {
+    let exe = optimized::Engine::compile(&m.ir).map_err(|e| e.to_string())?;
+    let memory = optimized::Memory::new(usize::MAX);
+    let args = m
+        .inputs
+        .iter()
+        .map(|a| optimized::Tensor::from_ndarray(a, &memory).ok().flatten().map(optimized::Value::tensor))
+        .collect::<Option<Vec<_>>>()
+        .ok_or("an input has no engine tensor")?;
+    let limits = optimized::Limits { fuel: FUEL, ..optimized::Limits::default() };
+    let o = exe.run(&m.entry, &args, limits).map_err(|e| e.to_string())?;
+    let outcome = match &o.result {
+        Ok(v) => Ok(oracle::engine::convert::to_oracle(v)
+            .unwrap_or_else(|| Value::Object(optimized::machine::print::print_value(&exe, v).into()))),
+        Err(e) => Err(oracle::engine::runtime_error(e).kind),
+    };
+    Ok((outcome, o.printed, o.result.err().map(|e| e.to_string())))
 }
 
 fn errors(ds: Vec<spec_model::diagnostic::Diagnostic>) -> Vec<String> {
@@ -101,6 +152,15 @@ pub fn check_eval(m: &Module) -> Result<(Outcome, Vec<String>), Violation> {
         Err(ErrorKind::Crash) => Err(violation("no Crash", "the oracle raised Crash on a checked program")),
         _ => Ok((outcome, fired)),
     }
+}
+
+/// What the oracle's run of `entry` on `inputs` printed, with its outcome.
+fn run_printed(m: &IRModule, entry: &str, inputs: &[NDArray]) -> (Option<Outcome>, Vec<String>) {
+    let mut mach = Machine::new(m, Limits { fuel: FUEL, ..Limits::default() });
+    let Some(f) = mach.global(entry).cloned() else { return (None, Vec::new()) };
+    let args = inputs.iter().map(|a| Value::tensor(a.clone())).collect();
+    let r = mach.apply(&f, args, Span::SYNTHETIC).map_err(|e| e.kind);
+    (Some(r), mach.printed)
 }
 
 /// Runs `entry` on fresh copies of `inputs` (packed functions may mutate arguments);

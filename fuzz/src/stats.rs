@@ -2,6 +2,7 @@
 //! programs contain, which run-time rules the oracle fired, how runs ended.
 
 use crate::invariants::Outcome;
+use oracle::engine::compare::Verdict;
 use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, IRModule};
 use spec_model::ops::{Op, OpRef};
 use spec_model::rules::RUNTIME_RULES;
@@ -41,6 +42,8 @@ pub struct Stats {
     pub ops: BTreeMap<Op, usize>,
     pub rules: BTreeMap<String, usize>,
     pub outcomes: BTreeMap<String, usize>,
+    /// How the optimized engine compared with the oracle: `agree`, `poisoned KIND`.
+    pub engine: BTreeMap<String, usize>,
 }
 
 impl Stats {
@@ -54,6 +57,27 @@ impl Stats {
                 }
                 BaseFunc::Tir(_) => *self.nodes.entry("PrimFunc").or_default() += 1,
             }
+        }
+    }
+
+    /// Records how the engine compared (a disagreement is a failure, not a statistic).
+    pub fn add_engine(&mut self, v: &Verdict) {
+        let key = match v {
+            Verdict::Agree => "agree".to_string(),
+            Verdict::Poisoned(k) => format!("poisoned {k}"),
+            Verdict::Differ(_) => "differ".to_string(),
+        };
+        *self.engine.entry(key).or_default() += 1;
+    }
+
+    /// The share (percent) of compared runs that were poisoned.
+    pub fn poisoned_share(&self) -> f64 {
+        let total: usize = self.engine.values().sum();
+        let poisoned: usize = self.engine.iter().filter(|(k, _)| k.starts_with("poisoned")).map(|(_, n)| n).sum();
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * poisoned as f64 / total as f64
         }
     }
 
@@ -184,6 +208,11 @@ impl Stats {
         let runs: usize = self.outcomes.values().sum();
         for (k, n) in &self.outcomes {
             s.push_str(&format!("  {k:<28} {n:>7}  {:>5.1}%\n", pct(*n, runs)));
+        }
+        s.push_str(&format!("optimized engine vs oracle ({:.1}% poisoned):\n", self.poisoned_share()));
+        let compared: usize = self.engine.values().sum();
+        for (k, n) in &self.engine {
+            s.push_str(&format!("  {k:<28} {n:>7}  {:>5.1}%\n", pct(*n, compared)));
         }
         s
     }

@@ -16,7 +16,10 @@ fn two_thousand_seeds_satisfy_every_invariant() {
         let m = program_of(&seed_bytes(seed), seed % 2 == 1);
         stats.add_program(&m.ir);
         match check_program(&m) {
-            Ok(c) => stats.add_run(&c.outcome, &c.fired),
+            Ok(c) => {
+                stats.add_run(&c.outcome, &c.fired);
+                stats.add_engine(&c.engine);
+            }
             Err(v) => failures.push(format!("seed {seed}: {} broken: {}", v.invariant, v.detail)),
         }
     }

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 struct Cli {
     /// The program: a .rx file in the corpus format (metadata block with a `# run:` line).
     file: PathBuf,
-    /// The failure to keep: diff-exec, error=KIND, value, check=RULE, panic, panic=TEXT,
+    /// The failure to keep: diff-exec, diff-engine, error=KIND, value, check=RULE, panic, panic=TEXT,
     /// or cmd:SHELL (run as `sh -c SHELL reduce CANDIDATE`; exit status 0 = keep).
     #[arg(long, value_name = "PREDICATE")]
     keep: String,

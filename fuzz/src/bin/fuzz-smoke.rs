@@ -51,7 +51,10 @@ fn main() {
             Err(fuzz::invariants::Violation { invariant: "no panic", detail: msg.unwrap_or_default() })
         });
         match result {
-            Ok(c) => stats.add_run(&c.outcome, &c.fired),
+            Ok(c) => {
+                stats.add_run(&c.outcome, &c.fired);
+                stats.add_engine(&c.engine);
+            }
             Err(v) => {
                 failures += 1;
                 let path = write_failure(&args.out, &format!("seed-{seed}"), &m, &v);

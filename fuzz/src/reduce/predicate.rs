@@ -22,6 +22,9 @@ pub enum Predicate {
     /// `diff-exec`: checks clean, and the outcome on the module as written differs from
     /// the outcome on the normalized module.
     DiffExec,
+    /// `diff-engine`: checks clean, and the optimized engine disagrees with the oracle
+    /// (a poisoned run does not count).
+    DiffEngine,
     /// `error=KIND`: checks clean, and the run ends in that run-time error.
     Error(ErrorKind),
     /// `value`: checks clean, and the run returns a value.
@@ -50,6 +53,7 @@ impl Predicate {
         };
         match (key, arg) {
             ("diff-exec", None) => Ok(Predicate::DiffExec),
+            ("diff-engine", None) => Ok(Predicate::DiffEngine),
             ("value", None) => Ok(Predicate::Value),
             ("panic", None) => Ok(Predicate::Panic(None)),
             ("panic", Some(text)) if !text.is_empty() => Ok(Predicate::Panic(Some(text.to_string()))),
@@ -59,14 +63,14 @@ impl Predicate {
             }),
             ("check", Some(rule)) if !rule.is_empty() => Ok(Predicate::Check(rule.to_string())),
             _ => Err(format!(
-                "unknown predicate `{s}` (expected diff-exec, error=KIND, value, check=RULE, panic, panic=TEXT or cmd:SHELL)"
+                "unknown predicate `{s}` (expected diff-exec, diff-engine, error=KIND, value, check=RULE, panic, panic=TEXT or cmd:SHELL)"
             )),
         }
     }
 
     /// Does the predicate evaluate a `run:` call?
     pub fn needs_run(&self) -> bool {
-        matches!(self, Predicate::DiffExec | Predicate::Error(_) | Predicate::Value)
+        matches!(self, Predicate::DiffExec | Predicate::DiffEngine | Predicate::Error(_) | Predicate::Value)
     }
 }
 
@@ -74,6 +78,7 @@ impl fmt::Display for Predicate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Predicate::DiffExec => write!(f, "diff-exec"),
+            Predicate::DiffEngine => write!(f, "diff-engine"),
             Predicate::Error(k) => write!(f, "error={k}"),
             Predicate::Value => write!(f, "value"),
             Predicate::Check(r) => write!(f, "check={r}"),
@@ -149,6 +154,14 @@ pub fn holds_in_process(pred: &Predicate, text: &str, call: Option<&str>, tol: f
                     let Some((_, normalized)) = checked_outcome(&m, call) else { return false };
                     let Ok(written) = outcome(&m, call, Limits::default()) else { return false };
                     same_outcome(&written, &normalized, tol).is_err()
+                }
+                Predicate::DiffEngine => {
+                    let Some(call) = &call else { return false };
+                    let Some((n, _)) = checked_outcome(&m, call) else { return false };
+                    matches!(
+                        oracle::engine::compare_call(&n, call, Limits::default()),
+                        Ok(oracle::engine::compare::Verdict::Differ(_))
+                    )
                 }
                 Predicate::Panic(_) => {
                     // Everything the pipeline does, so that a panic anywhere shows.

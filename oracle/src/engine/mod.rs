@@ -101,3 +101,34 @@ pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKi
         }
     })?
 }
+
+/// Runs `call` (an `.rx` call of a global) on `m` in both engines and compares the
+/// outcomes (`compare`), the tolerance scaled by the largest tensor involved.
+pub fn compare_call(m: &IRModule, call: &str, limits: Limits) -> Result<compare::Verdict, String> {
+    let (entry, args) = call_parts(m, call)?;
+    let mut mach = Machine::new(m, limits);
+    let f = mach.global(&entry).cloned().ok_or_else(|| format!("no function `{entry}`"))?;
+    let copies = args.iter().map(deep_copy).collect();
+    let oracle = mach.apply(&f, copies, spec_model::Span::SYNTHETIC).map_err(|e| e.kind);
+    let engine = run(m, &entry, &args, self::limits(limits))?.result.map_err(|e| e.kind);
+    let elements = args.iter().chain(oracle.iter()).chain(engine.iter()).map(largest_tensor).max().unwrap_or(0);
+    Ok(compare::compare(&oracle, &engine, compare::Tolerance::for_elements(elements)))
+}
+
+/// A value with new tensors (a packed function may write an argument in place).
+fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Tensor(t) => Value::tensor(t.borrow().clone()),
+        Value::Tuple(fs) => Value::Tuple(std::rc::Rc::new(fs.iter().map(deep_copy).collect())),
+        other => other.clone(),
+    }
+}
+
+/// The largest element count of a tensor in `v`.
+pub fn largest_tensor(v: &Value) -> usize {
+    match v {
+        Value::Tensor(t) => t.borrow().data.len(),
+        Value::Tuple(fs) => fs.iter().map(largest_tensor).max().unwrap_or(0),
+        _ => 0,
+    }
+}

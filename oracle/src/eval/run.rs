@@ -154,7 +154,8 @@ pub fn run_eval(
             results.push(o.result);
         }
         if let [a, b] = results.as_slice() {
-            report.verdict = Some(compare::compare(a, b, compare::Tolerance::for_elements(1 << 20)));
+            let (a, b) = (a.clone().map_err(|e| e.kind), b.clone().map_err(|e| e.kind));
+            report.verdict = Some(compare::compare(&a, &b, compare::Tolerance::for_elements(1 << 20)));
         }
         if let (Some(dir), Some(Ok(v))) = (out, results.first()) {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
