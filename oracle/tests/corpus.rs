@@ -1,9 +1,11 @@
-//! One test per corpus file: `cargo test -p oracle --test corpus [FILTER]`.
+//! One test per corpus file: `cargo test -p oracle --test corpus [FILTER]`; each file's
+//! `run:` lines run in both the oracle and the optimized engine.
 //! A file whose expectations need unbuilt parts passes for what can be checked
 //! (parsing, round trip, well-formed `run:` lines) and is reported by `oracle test` as skipped.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use oracle::corpus::{collect_files, run_file, Status};
+use oracle::corpus::{collect_files, run_file, run_file_with, RunOptions, Status};
+use oracle::engine::Engine;
 use spec_model::ops::Op;
 use std::path::PathBuf;
 
@@ -15,7 +17,8 @@ fn main() {
         .into_iter()
         .map(|path| {
             let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
-            Trial::test(name, move || match run_file(&path).status {
+            let both = RunOptions { engine: Engine::Both, ..RunOptions::default() };
+            Trial::test(name, move || match run_file_with(&path, both).status {
                 Status::Pass | Status::Skip(_) => Ok(()),
                 Status::Fail(why) => Err(Failed::from(why)),
             })
