@@ -16,6 +16,7 @@ pub mod faults;
 pub mod kernels;
 pub mod scalar;
 pub mod tensor;
+pub mod tir;
 pub mod value;
 
 pub use buffer::{Memory, DEFAULT_MEMORY_BUDGET};
