@@ -3,10 +3,10 @@
 
 use super::lower::{Blk, Ex, ExKind, Slot, St, StKind};
 use super::num::{binary, cast, pow, promote, unary, Num, Val};
-use super::{Machine, MAX_LOCAL_ELEMENTS};
+use super::{Machine, Stop, MAX_LOCAL_ELEMENTS, R};
 use crate::buffer::Buffer;
 use crate::dtype::{DType, Element};
-use crate::error::{ErrorKind, Result};
+use crate::error::ErrorKind;
 use crate::kernels::over_budget;
 use crate::tensor::Tensor;
 use half::f16;
@@ -36,15 +36,15 @@ fn load(t: &Tensor, off: usize) -> std::result::Result<Num, Access> {
     let n = t.numel();
     let b = t.data().ok_or(Access::Busy)?;
     Ok(match t.dtype() {
-        DType::Bool => Num::I(i128::from(get::<u8>(&b, n, off)? != 0)),
+        DType::Bool => Num::I(i64::from(get::<u8>(&b, n, off)? != 0)),
         DType::U8 => Num::I(get::<u8>(&b, n, off)?.into()),
         DType::I8 => Num::I(get::<i8>(&b, n, off)?.into()),
         DType::I16 => Num::I(get::<i16>(&b, n, off)?.into()),
         DType::I32 => Num::I(get::<i32>(&b, n, off)?.into()),
-        DType::I64 => Num::I(get::<i64>(&b, n, off)?.into()),
+        DType::I64 => Num::I(get::<i64>(&b, n, off)?),
         DType::U16 => Num::I(get::<u16>(&b, n, off)?.into()),
         DType::U32 => Num::I(get::<u32>(&b, n, off)?.into()),
-        DType::U64 => Num::I(get::<u64>(&b, n, off)?.into()),
+        DType::U64 => Num::from_u64(get::<u64>(&b, n, off)?),
         DType::F16 => Num::F(get::<f16>(&b, n, off)?.to_f64()),
         DType::F32 => Num::F(get::<f32>(&b, n, off)?.into()),
         DType::F64 => Num::F(get::<f64>(&b, n, off)?),
@@ -57,14 +57,19 @@ fn store(t: &Tensor, off: usize, v: Val) -> std::result::Result<(), Access> {
     let n = t.numel();
     let mut b = t.data_mut().ok_or(Access::Busy)?;
     let b = &mut *b;
-    let i = match v.n {
-        Num::I(i) => i,
-        Num::F(f) => f as i128,
-    };
-    let f = v.as_f64();
-    match t.dtype() {
-        DType::Bool => put(b, n, off, u8::from(v.truthy())),
-        DType::U8 => put(b, n, off, i as u8),
+    let dtype = t.dtype();
+    if dtype.is_float() || dtype.is_bool() {
+        let f = v.as_f64();
+        return match dtype {
+            DType::F16 => put(b, n, off, f16::from_f64(f)),
+            DType::F32 => put(b, n, off, f as f32),
+            DType::F64 => put(b, n, off, f),
+            _ => put(b, n, off, u8::from(v.truthy())),
+        };
+    }
+    // An integer dtype holds integer payloads only (a float converted first).
+    let i = v.int_value().unwrap_or_default();
+    match dtype {
         DType::I8 => put(b, n, off, i as i8),
         DType::I16 => put(b, n, off, i as i16),
         DType::I32 => put(b, n, off, i as i32),
@@ -72,18 +77,16 @@ fn store(t: &Tensor, off: usize, v: Val) -> std::result::Result<(), Access> {
         DType::U16 => put(b, n, off, i as u16),
         DType::U32 => put(b, n, off, i as u32),
         DType::U64 => put(b, n, off, i as u64),
-        DType::F16 => put(b, n, off, f16::from_f64(f)),
-        DType::F32 => put(b, n, off, f as f32),
-        DType::F64 => put(b, n, off, f),
+        _ => put(b, n, off, i as u8),
     }
 }
 
 impl Machine<'_> {
-    pub(super) fn exec_all(&mut self, ss: &[St]) -> Result<()> {
+    pub(super) fn exec_all(&mut self, ss: &[St]) -> R<()> {
         ss.iter().try_for_each(|s| self.exec(s))
     }
 
-    fn exec(&mut self, s: &St) -> Result<()> {
+    fn exec(&mut self, s: &St) -> R<()> {
         self.charge(1)?;
         match &s.kind {
             StKind::For { var, dt, begin, end, body } => {
@@ -123,13 +126,13 @@ impl Machine<'_> {
 
     /// A block: axes bound, `T.where`, the domain check, `T.init()` when every reduce
     /// axis is at the start of its domain (TVM's `LowerInitBlock`), then the body.
-    fn block(&mut self, b: &Blk, span: Span) -> Result<()> {
+    fn block(&mut self, b: &Blk, span: Span) -> R<()> {
         let mut xs = std::mem::take(&mut self.axes);
         xs.clear();
         for ax in b.axes.iter() {
             let v = self.eval(&ax.binding)?;
             let v = self.at(ax.binding.span, cast(v, ax.dt))?;
-            let Num::I(x) = v.n else {
+            let Some(x) = v.int_value() else {
                 let name = &self.f.low.var_names[ax.var as usize];
                 let message = format!("block `{}`: axis `{name}` must be an integer", b.name);
                 return Err(self.error(ErrorKind::OpError, ax.binding.span, message));
@@ -163,7 +166,7 @@ impl Machine<'_> {
 
     /// `T.alloc_buffer`: fresh zero-filled storage each time it runs, one unit of fuel
     /// per element, at most [`MAX_LOCAL_ELEMENTS`].
-    fn alloc(&mut self, buf: Slot, dt: DataType, shape: &[Ex], span: Span) -> Result<()> {
+    fn alloc(&mut self, buf: Slot, dt: DataType, shape: &[Ex], span: Span) -> R<()> {
         let f = self.f;
         let name = &f.low.buf_names[buf as usize];
         let mut dims = Vec::with_capacity(shape.len());
@@ -188,12 +191,12 @@ impl Machine<'_> {
             return Err(self.error(ErrorKind::OpError, span, message));
         };
         let at = if span.is_synthetic() { self.span } else { span };
-        let t = Tensor::zeros(d, &dims, self.memory).map_err(|e| over_budget(e, at))?;
+        let t = Tensor::zeros(d, &dims, self.memory).map_err(|e| Box::new(over_budget(e, at)))?;
         self.bufs[buf as usize] = Some(Rc::new(t));
         Ok(())
     }
 
-    fn access(&self, a: Access, buf: Slot, span: Span) -> crate::error::Error {
+    fn access(&self, a: Access, buf: Slot, span: Span) -> Stop {
         let name = &self.f.low.buf_names[buf as usize];
         let message = match a {
             Access::Busy => format!("buffer `{name}` is busy"),
@@ -204,7 +207,7 @@ impl Machine<'_> {
 
     /// The tensor of buffer `buf` and the row-major offset of `indices` in it. Indices
     /// are evaluated and checked one at a time (out of bounds: `OpError`).
-    fn locate(&self, buf: Slot, indices: &[Ex], span: Span) -> Result<(&Tensor, usize)> {
+    fn locate(&self, buf: Slot, indices: &[Ex], span: Span) -> R<(&Tensor, usize)> {
         let name = &self.f.low.buf_names[buf as usize];
         let Some(t) = &self.bufs[buf as usize] else {
             return Err(self.error(ErrorKind::OpError, span, format!("buffer `{name}` is not allocated")));
@@ -219,8 +222,7 @@ impl Machine<'_> {
         for (k, (ix, &dim)) in indices.iter().zip(shape).enumerate() {
             let i = self.eval_int(ix, "a buffer index")?;
             if i < 0 || i >= i128::from(dim) {
-                let message =
-                    format!("index {i} is out of bounds for dimension {k} of buffer `{name}` (extent {dim})");
+                let message = format!("index {i} is out of bounds for dimension {k} of buffer `{name}` (extent {dim})");
                 return Err(self.error(ErrorKind::OpError, ix.span, message));
             }
             // In bounds, so below the element count, which fits `usize`.
@@ -231,10 +233,10 @@ impl Machine<'_> {
     }
 
     /// Evaluates `e` in the current frame.
-    pub(super) fn eval(&self, e: &Ex) -> Result<Val> {
+    pub(super) fn eval(&self, e: &Ex) -> R<Val> {
         match &e.kind {
             ExKind::Const(v) => Ok(*v),
-            ExKind::Fail(f) => Err(self.fault(e.span, f.clone())),
+            ExKind::Fail(f) => Err(self.fault(e.span, f)),
             ExKind::Var(s) => self.vars[*s as usize].ok_or_else(|| {
                 let message = format!("variable `{}` has no value", self.f.low.var_names[*s as usize]);
                 self.error(ErrorKind::OpError, e.span, message)

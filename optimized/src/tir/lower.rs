@@ -35,7 +35,11 @@ pub enum ExKind {
     Select(Box<[Ex; 3]>),
     Cast(DataType, Box<Ex>),
     /// A load from a buffer of dtype `dt`.
-    Load { buf: Slot, dt: DataType, indices: Box<[Ex]> },
+    Load {
+        buf: Slot,
+        dt: DataType,
+        indices: Box<[Ex]>,
+    },
     /// `T.if_then_else(c, a, b)`: only the chosen side runs; it converts to its dtype
     /// promoted with the static dtype of the other side (`with[0]` for `a`).
     IfThenElse(Box<[Ex; 3]>, [DataType; 2]),
@@ -233,9 +237,7 @@ impl Lower {
                     body: self.stmts(&b.body),
                 }))
             }
-            StmtKind::AllocBuffer(b) => {
-                StKind::Alloc { buf: self.buf(b), dt: b.dtype(), shape: self.exprs(b.shape()) }
-            }
+            StmtKind::AllocBuffer(b) => StKind::Alloc { buf: self.buf(b), dt: b.dtype(), shape: self.exprs(b.shape()) },
             StmtKind::Let { var, value } => {
                 StKind::Let { var: self.var(var), dt: var.dtype(), value: self.expr(value).0 }
             }
@@ -295,7 +297,7 @@ impl Lower {
             }
             (Intrinsic::IfThenElse | Intrinsic::Pow, _) => {
                 let f = Fault::op(format!("T.{} takes {} arguments, {} given", op.name(), op.arity(), args.len()));
-                (ExKind::Fail(f), DataType::void())
+                (ExKind::Fail(*f), DataType::void())
             }
             (_, [a]) => {
                 let (a, da) = self.expr(a);
@@ -305,15 +307,15 @@ impl Lower {
                 let f = Fault::op(format!("T.{} takes one argument, {} given", op.name(), args.len()));
                 // The first argument's dtype, as for a call of the right arity.
                 let dt = args.first().map_or(DataType::void(), |a| self.expr(a).1);
-                (ExKind::Fail(f), dt)
+                (ExKind::Fail(*f), dt)
             }
         }
     }
 }
 
-fn literal(v: Result<Val, Fault>) -> ExKind {
+fn literal(v: Result<Val, Box<Fault>>) -> ExKind {
     match v {
         Ok(v) => ExKind::Const(v),
-        Err(f) => ExKind::Fail(f),
+        Err(f) => ExKind::Fail(*f),
     }
 }

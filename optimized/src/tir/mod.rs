@@ -35,12 +35,16 @@ use crate::buffer::Memory;
 use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 use lower::{Dim, Lowered};
-use num::{fit, round_to, supported, Fault, Num, Val};
+use num::{fit, round_to, supported, Fault, Val};
 use spec_model::Span;
 use std::fmt::Display;
 use std::rc::Rc;
 
 const RULE: &str = "OP-call_tir";
+
+/// Why a run stops: boxed, so that results on the hot path stay small.
+type Stop = Box<Error>;
+type R<T> = std::result::Result<T, Stop>;
 
 /// The most elements a `T.alloc_buffer` may have (more is an `OpError`).
 const MAX_LOCAL_ELEMENTS: u64 = 1 << 26;
@@ -86,8 +90,7 @@ impl TirFunc {
             bufs: vec![None; self.low.buf_names.len()],
             axes: Vec::new(),
         };
-        m.bind(tensors, scalars)?;
-        m.exec_all(&self.low.body)
+        m.bind(tensors, scalars).and_then(|()| m.exec_all(&self.low.body)).map_err(|e| *e)
     }
 }
 
@@ -108,25 +111,25 @@ struct Machine<'a> {
 }
 
 impl Machine<'_> {
-    fn error(&self, kind: ErrorKind, span: Span, message: impl Display) -> Error {
+    fn error(&self, kind: ErrorKind, span: Span, message: impl Display) -> Stop {
         let span = if span.is_synthetic() { self.span } else { span };
-        Error::new(kind, RULE, format!("in PrimFunc `{}`: {message}", self.f.name), span)
+        Box::new(Error::new(kind, RULE, format!("in PrimFunc `{}`: {message}", self.f.name), span))
     }
 
-    fn fault(&self, span: Span, f: Fault) -> Error {
-        self.error(f.kind, span, f.message)
+    fn fault(&self, span: Span, f: &Fault) -> Stop {
+        self.error(f.kind, span, &f.message)
     }
 
-    fn at<T>(&self, span: Span, r: std::result::Result<T, Fault>) -> Result<T> {
-        r.map_err(|f| self.fault(span, f))
+    fn at<T>(&self, span: Span, r: std::result::Result<T, Box<Fault>>) -> R<T> {
+        r.map_err(|f| self.fault(span, &f))
     }
 
-    fn mismatch(&self, message: impl Display) -> Error {
+    fn mismatch(&self, message: impl Display) -> Stop {
         self.error(ErrorKind::OpError, self.span, message)
     }
 
     /// Spends `n` units of fuel, or fails with `FuelExhausted` (LIMIT-fuel), leaving none.
-    fn charge(&mut self, n: u64) -> Result<()> {
+    fn charge(&mut self, n: u64) -> R<()> {
         match self.fuel.checked_sub(n) {
             Some(left) => {
                 *self.fuel = left;
@@ -135,14 +138,14 @@ impl Machine<'_> {
             None => {
                 *self.fuel = 0;
                 let message = format!("out of fuel while running PrimFunc `{}`", self.f.name);
-                Err(Error::new(ErrorKind::FuelExhausted, "LIMIT-fuel", message, self.span))
+                Err(Box::new(Error::new(ErrorKind::FuelExhausted, "LIMIT-fuel", message, self.span)))
             }
         }
     }
 
     /// Binds the parameters (OP-call_tir): scalars, then buffers (their unbound
     /// variable dimensions in order), then checks every other dimension.
-    fn bind(&mut self, tensors: &[Rc<Tensor>], scalars: &[i64]) -> Result<()> {
+    fn bind(&mut self, tensors: &[Rc<Tensor>], scalars: &[i64]) -> R<()> {
         let low = &self.f.low;
         if low.tensors.len() != tensors.len() || low.scalars.len() != scalars.len() {
             return Err(self.mismatch(format!(
@@ -221,15 +224,25 @@ impl Machine<'_> {
     }
 
     /// A value that must be an integer (a bound, an index, a dimension).
-    fn eval_int(&self, e: &lower::Ex, what: &str) -> Result<i128> {
-        let v = self.eval(e)?;
-        match v.n {
-            Num::I(i) => Ok(i),
-            Num::F(f) => Err(self.error(
-                ErrorKind::OpError,
-                e.span,
-                format!("{what} must be an integer, got {f} ({})", v.dt),
-            )),
+    #[inline]
+    fn eval_int(&self, e: &lower::Ex, what: &str) -> R<i128> {
+        // A bound variable (a loop index, an axis) or a literal is the common case.
+        let quick = match e.kind {
+            lower::ExKind::Var(s) => self.vars[s as usize],
+            lower::ExKind::Const(v) => Some(v),
+            _ => None,
+        };
+        match quick.and_then(Val::int_value) {
+            Some(i) => Ok(i),
+            None => self.eval_int_slow(e, what),
         }
+    }
+
+    fn eval_int_slow(&self, e: &lower::Ex, what: &str) -> R<i128> {
+        let v = self.eval(e)?;
+        v.int_value().ok_or_else(|| {
+            let message = format!("{what} must be an integer, got {} ({})", v.as_f64(), v.dt);
+            self.error(ErrorKind::OpError, e.span, message)
+        })
     }
 }

@@ -5,9 +5,9 @@
 //!
 //! A value carries its dtype at run time because TIR's promotion is not symmetric for
 //! every dtype (`int32x4` beside `int32`, handles): which branch of `T.if_then_else`
-//! runs can decide the result's dtype. Payloads are exact: integers (and `bool`, 0 or
-//! 1) in `i128`, which holds every int64 and uint64; floats in `f64`, already rounded
-//! to their dtype.
+//! runs can decide the result's dtype. Payloads are exact: integers (and `bool` as
+//! zero or one) in `i64`, or `u64` above `i64::MAX` (so every int64 and uint64),
+//! computed in `i128`; floats in `f64`, already rounded to their dtype.
 
 use crate::dtype::DType;
 use crate::error::ErrorKind;
@@ -15,11 +15,20 @@ use half::f16;
 use spec_model::grammar::tir::Intrinsic;
 use spec_model::grammar::{DataType, PrimBinOp, TypeCode};
 
-/// A value's payload.
+/// A value's payload (16 bytes: values are passed around by copy).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
-    I(i128),
+    /// An integer that fits `i64`.
+    I(i64),
+    /// An integer above `i64::MAX` (a uint64).
+    U(u64),
     F(f64),
+}
+
+impl Num {
+    pub fn from_u64(x: u64) -> Num {
+        i64::try_from(x).map_or(Num::U(x), Num::I)
+    }
 }
 
 /// A TIR scalar: a payload and its dtype.
@@ -30,25 +39,43 @@ pub struct Val {
 }
 
 impl Val {
+    /// An integer value; `i` lies in `[i64::MIN, u64::MAX]` (every dtype's range, as
+    /// [`fit`] checks), else it saturates.
     pub fn int(i: i128, dt: DataType) -> Val {
-        Val { n: Num::I(i), dt }
+        let n = match (i64::try_from(i), u64::try_from(i)) {
+            (Ok(x), _) => Num::I(x),
+            (_, Ok(x)) => Num::U(x),
+            _ => Num::I(if i < 0 { i64::MIN } else { i64::MAX }),
+        };
+        Val { n, dt }
     }
     pub fn float(f: f64, dt: DataType) -> Val {
         Val { n: Num::F(f), dt }
     }
     pub fn bool(b: bool) -> Val {
-        Val::int(i128::from(b), DataType::bool())
+        Val { n: Num::I(i64::from(b)), dt: DataType::bool() }
+    }
+    /// The integer payload; `None` for a float.
+    pub fn int_value(self) -> Option<i128> {
+        match self.n {
+            Num::I(i) => Some(i.into()),
+            Num::U(u) => Some(u.into()),
+            Num::F(_) => None,
+        }
     }
     /// A condition holds when the value is non-zero (NaN is non-zero).
     pub fn truthy(self) -> bool {
         match self.n {
             Num::I(i) => i != 0,
+            Num::U(_) => true,
             Num::F(f) => f != 0.0,
         }
     }
+    /// The value as a float (an integer rounds to nearest).
     pub fn as_f64(self) -> f64 {
         match self.n {
             Num::I(i) => i as f64,
+            Num::U(u) => u as f64,
             Num::F(f) => f,
         }
     }
@@ -62,15 +89,16 @@ pub struct Fault {
 }
 
 impl Fault {
-    pub fn op(message: impl Into<String>) -> Fault {
-        Fault { kind: ErrorKind::OpError, message: message.into() }
+    pub fn op(message: impl Into<String>) -> Box<Fault> {
+        Box::new(Fault { kind: ErrorKind::OpError, message: message.into() })
     }
-    fn overflow(message: impl Into<String>) -> Fault {
-        Fault { kind: ErrorKind::IntegerOverflow, message: message.into() }
+    fn overflow(message: impl Into<String>) -> Box<Fault> {
+        Box::new(Fault { kind: ErrorKind::IntegerOverflow, message: message.into() })
     }
 }
 
-pub type NumResult = Result<Val, Fault>;
+/// A scalar result; the fault is boxed so that results stay small.
+pub type NumResult = Result<Val, Box<Fault>>;
 
 /// The dtypes TIR computes in: exactly those with tensor storage.
 pub fn supported(d: DataType) -> bool {
@@ -79,6 +107,7 @@ pub fn supported(d: DataType) -> bool {
 
 /// The integers a dtype holds. The width counts from 1 to 64; a dtype that is not an
 /// integer (a float or handle loop variable) holds int64's range.
+#[inline]
 pub fn int_range(d: DataType) -> (i128, i128) {
     let bits = d.bits.clamp(1, 64);
     match d.code {
@@ -89,6 +118,7 @@ pub fn int_range(d: DataType) -> (i128, i128) {
 }
 
 /// The integer `i` in dtype `d`, or `IntegerOverflow`.
+#[inline]
 pub fn fit(i: i128, d: DataType) -> NumResult {
     let (lo, hi) = int_range(d);
     if lo <= i && i <= hi {
@@ -131,14 +161,25 @@ pub fn promote(a: DataType, b: DataType) -> DataType {
     }
 }
 
+/// Beyond every dtype's range, and within `i128`'s: a float truncated to at least
+/// this is an overflow before it is converted.
+const TRUNC_LIMIT: f64 = (1u128 << 100) as f64;
+
 /// `T.Cast(to, v)` (and the conversion of a stored or bound value): nothing to do in
 /// the same dtype; else `to` must have storage. To `bool`: non-zero. To a float: the
 /// value (through `f64`) rounded. To an integer: a float truncates toward zero, and
 /// the result must fit (`IntegerOverflow` for NaN, infinities and out-of-range values).
+#[inline]
 pub fn cast(v: Val, to: DataType) -> NumResult {
     if v.dt == to {
-        return Ok(v);
+        Ok(v)
+    } else {
+        convert(v, to)
     }
+}
+
+/// [`cast`] to another dtype.
+fn convert(v: Val, to: DataType) -> NumResult {
     if !supported(to) {
         return Err(Fault::op(format!("dtype {to} is not supported by TIR here")));
     }
@@ -149,11 +190,10 @@ pub fn cast(v: Val, to: DataType) -> NumResult {
         return Ok(Val::float(round_to(v.as_f64(), to), to));
     }
     match v.n {
-        Num::I(i) => fit(i, to),
+        Num::I(_) | Num::U(_) => fit(v.int_value().unwrap_or_default(), to),
         Num::F(f) => {
             let t = f.trunc();
-            // 2^100 bounds the conversion to i128 far beyond every dtype's range.
-            if !t.is_finite() || t.abs() >= 1.267_650_600_228_229_4e30 {
+            if !t.is_finite() || t.abs() >= TRUNC_LIMIT {
                 return Err(Fault::overflow(format!("{f} does not fit in {to}")));
             }
             fit(t as i128, to)
@@ -173,10 +213,15 @@ pub fn binary(op: PrimBinOp, x: Val, y: Val) -> NumResult {
         Or => return Ok(Val::bool(x.truthy() | y.truthy())),
         _ => {}
     }
-    let d = promote(x.dt, y.dt);
-    let (x, y) = (cast(x, d)?, cast(y, d)?);
-    match (x.n, y.n) {
-        (Num::I(i), Num::I(j)) => int_binary(op, i, j, d),
+    // Operands of one dtype (the common case) need no conversion.
+    let (x, y, d) = if x.dt == y.dt {
+        (x, y, x.dt)
+    } else {
+        let d = promote(x.dt, y.dt);
+        (cast(x, d)?, cast(y, d)?, d)
+    };
+    match (x.int_value(), y.int_value()) {
+        (Some(i), Some(j)) => int_binary(op, i, j, d),
         _ => Ok(float_binary(op, x.as_f64(), y.as_f64(), d)),
     }
 }
@@ -184,7 +229,8 @@ pub fn binary(op: PrimBinOp, x: Val, y: Val) -> NumResult {
 fn int_binary(op: PrimBinOp, i: i128, j: i128, d: DataType) -> NumResult {
     use PrimBinOp::*;
     if matches!(op, Div | Mod | FloorDiv | FloorMod) && j == 0 {
-        return Err(Fault { kind: ErrorKind::DivisionByZero, message: format!("{} of {i} by zero", op.spec_name()) });
+        let message = format!("{} of {i} by zero", op.spec_name());
+        return Err(Box::new(Fault { kind: ErrorKind::DivisionByZero, message }));
     }
     let r = match op {
         Add => i.checked_add(j),
@@ -253,10 +299,11 @@ fn float_binary(op: PrimBinOp, f: f64, g: f64, d: DataType) -> Val {
 /// `float32` in `f32`, `float16` in `f32` rounded to half). On an integer `fabs` is the
 /// checked absolute value and `floor`/`ceil`/`round` the identity; the rest need a float.
 pub fn unary(op: Intrinsic, v: Val) -> NumResult {
-    match v.n {
-        Num::F(x) => Ok(Val::float(float_unary(op, x, v.dt), v.dt)),
-        Num::I(i) => match op {
-            Intrinsic::Fabs => fit(i.abs(), v.dt),
+    match (v.n, v.int_value()) {
+        (Num::F(x), _) => Ok(Val::float(float_unary(op, x, v.dt), v.dt)),
+        (_, i) => match op {
+            // A payload fits 64 bits: its absolute value fits `i128`.
+            Intrinsic::Fabs => fit(i.unwrap_or_default().saturating_abs(), v.dt),
             Intrinsic::Floor | Intrinsic::Ceil | Intrinsic::Round => Ok(v),
             _ => Err(Fault::op(format!("T.{} needs a float argument, got {}", op.name(), v.dt))),
         },
@@ -315,8 +362,8 @@ mod tests {
     #[test]
     fn floor_and_trunc_division() {
         use PrimBinOp::*;
-        let v = |op, a, b| match binary(op, Val::int(a, I32), Val::int(b, I32)) {
-            Ok(Val { n: Num::I(r), .. }) => r,
+        let v = |op, a, b| match binary(op, Val::int(a, I32), Val::int(b, I32)).map(Val::int_value) {
+            Ok(Some(r)) => r,
             other => panic!("{other:?}"),
         };
         for (a, b) in [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (0, -5)] {
@@ -345,6 +392,7 @@ mod tests {
         assert_eq!(cast(Val::int(300, I32), u8_).unwrap_err().kind, ErrorKind::IntegerOverflow);
         assert_eq!(cast(Val::int(1, I32), x4).unwrap_err().kind, ErrorKind::OpError);
         assert_eq!(cast(Val::float(f64::NAN, DataType::FLOAT32), DataType::bool()).unwrap(), Val::bool(true));
-        assert_eq!(fit(u64::MAX.into(), DataType::uint(64)).unwrap().n, Num::I(u64::MAX.into()));
+        assert_eq!(fit(u64::MAX.into(), DataType::uint(64)).unwrap().n, Num::U(u64::MAX));
+        assert_eq!(fit(-1, DataType::uint(64)).unwrap_err().kind, ErrorKind::IntegerOverflow);
     }
 }
