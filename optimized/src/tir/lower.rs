@@ -6,7 +6,7 @@
 //! can lower the same tree.
 
 use super::num::{cast, promote, Fault, Val};
-use spec_model::grammar::tir::{Buffer, Intrinsic, IterKind, PrimFunc, Stmt, StmtKind, TirExpr, TirExprKind};
+use spec_model::grammar::tir::{Buffer, Intrinsic, IterKind, PrimFunc, Stmt, StmtKind, TirExpr, TirExprKind, TirParam};
 use spec_model::grammar::{DataType, PrimBinOp, PrimVar};
 use spec_model::Span;
 use std::collections::{HashMap, HashSet};
@@ -139,17 +139,14 @@ pub fn lower(f: &PrimFunc) -> Lowered {
     let mut l = Lower::default();
     // Scalar parameters first, then buffers in order: a bare-variable dimension binds
     // when nothing bound its variable before (statically known: binding runs in order).
+    let is_scalar = |p: &&TirParam| p.buffer.is_none() && p.var.dtype() != DataType::handle();
     let (mut scalars, mut tensors) = (Vec::new(), Vec::new());
-    for p in f.params.iter().filter(|p| p.buffer.is_none() && p.var.dtype() != DataType::handle()) {
+    let mut bound = HashSet::new();
+    for p in f.params.iter().filter(is_scalar) {
         scalars.push(ScalarParam { var: l.var(&p.var), dt: p.var.dtype() });
+        bound.insert(p.var.id());
     }
-    let mut bound: HashSet<u64> = f
-        .params
-        .iter()
-        .filter(|p| p.buffer.is_none() && p.var.dtype() != DataType::handle())
-        .map(|p| p.var.id())
-        .collect();
-    for p in f.params.iter().filter(|p| p.buffer.is_some() || p.var.dtype() == DataType::handle()) {
+    for p in f.params.iter().filter(|p| !is_scalar(p)) {
         let buffer = p.buffer.as_ref().map(|b| {
             let dims = b
                 .shape()
