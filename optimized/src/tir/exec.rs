@@ -6,7 +6,7 @@ use super::num::{binary, cast, pow, promote, unary, Num, Val};
 use super::{Machine, Stop, MAX_LOCAL_ELEMENTS, R};
 use crate::buffer::Buffer;
 use crate::dtype::{DType, Element};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 use crate::kernels::over_budget;
 use crate::tensor::Tensor;
 use half::f16;
@@ -181,9 +181,11 @@ impl Machine<'_> {
         }
         let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).filter(|&c| c <= MAX_LOCAL_ELEMENTS);
         let Some(count) = count else {
+            // A resource limit (LIMIT-memory), as the oracle's: not a meaning.
             let message =
                 format!("buffer `{name}` of shape {dims:?} is too large (at most {MAX_LOCAL_ELEMENTS} elements)");
-            return Err(self.error(ErrorKind::OpError, span, message));
+            let at = if span.is_synthetic() { self.span } else { span };
+            return Err(Box::new(Error::new(ErrorKind::MemoryExhausted, "LIMIT-memory", message, at)));
         };
         self.charge(count)?;
         let Some(d) = DType::of(dt) else {

@@ -187,6 +187,10 @@ fn convert(v: Val, to: DataType) -> NumResult {
         return Ok(Val::bool(v.truthy()));
     }
     if to.is_float() {
+        // An integer rounds once, to the target (through f64 it would round twice above 2^53).
+        if let (32, Num::I(_) | Num::U(_)) = (to.bits, v.n) {
+            return Ok(Val::float(v.int_value().unwrap_or_default() as f32 as f64, to));
+        }
         return Ok(Val::float(round_to(v.as_f64(), to), to));
     }
     match v.n {

@@ -111,7 +111,7 @@ pub(super) fn promote(a: DataType, b: DataType) -> DataType {
     }
 }
 
-/// `T.Cast(to, v)`: to `bool` is "non-zero"; to a float rounds to nearest; to an
+/// `T.Cast(to, v)`: to `bool` is "non-zero"; to a float rounds to nearest (once); to an
 /// integer truncates a float toward zero, and the result must fit (never wraps).
 pub(super) fn cast(v: Val, to: DataType) -> Result<Val, Fault> {
     if v.dtype() == to {
@@ -124,6 +124,8 @@ pub(super) fn cast(v: Val, to: DataType) -> Result<Val, Fault> {
         return Ok(Val::bool(v.truthy()));
     }
     match (to.code, v) {
+        // An integer rounds once, to the target (through f64 it would round twice above 2^53).
+        (TypeCode::Float, Val::Int(i, _)) if to.bits == 32 => Ok(Val::Float(i as f32 as f64, to)),
         (TypeCode::Float, _) => Ok(Val::Float(round_to(v.as_f64(), to), to)),
         (_, Val::Int(i, _)) => fit(i, to),
         (_, Val::Float(f, _)) => {

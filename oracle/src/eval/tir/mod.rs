@@ -311,14 +311,14 @@ impl Machine<'_> {
         }
         let count = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d)).filter(|&c| c <= MAX_LOCAL_ELEMENTS);
         let Some(count) = count else {
-            return Err(self.error(
-                ErrorKind::OpError,
-                span,
-                format!(
-                    "buffer `{}` of shape {shape:?} is too large (at most {MAX_LOCAL_ELEMENTS} elements)",
-                    buf.name()
-                ),
-            ));
+            // A resource limit (LIMIT-memory), not a meaning: the differential tester skips it.
+            let message = format!(
+                "in PrimFunc `{}`: buffer `{}` of shape {shape:?} is too large (at most {MAX_LOCAL_ELEMENTS} elements)",
+                self.name,
+                buf.name()
+            );
+            let at = if span.is_synthetic() { self.span } else { span };
+            return Err(RuntimeError::new(ErrorKind::MemoryExhausted, "LIMIT-memory", message, at));
         };
         self.charge(count)?;
         let Some(data) = zeros(buf.dtype(), count as usize) else {
