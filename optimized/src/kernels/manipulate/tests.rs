@@ -325,3 +325,40 @@ fn results_count_against_the_memory_budget() {
     assert_eq!(kind(r), ErrorKind::MemoryExhausted);
     assert_eq!(m.live(), 40);
 }
+
+/// An empty result is made without walking its dimensions, however large they are
+/// (the oracle's `concat` and `take` loop over the dimensions before the axis).
+#[test]
+fn empty_results_with_huge_dimensions_are_immediate() {
+    let m = mem();
+    let huge = 1u64 << 62;
+    let e = Value::tensor(Tensor::zeros(DType::F32, &[huge, 3, 0], &m).unwrap());
+    let axis1 = attrs(&[("axis", AttrValue::Int(1))]);
+    let start = std::time::Instant::now();
+    let cat = run(Op::Concat, &axis1, &[Value::tuple(vec![e.clone(), e.clone()])], &m);
+    assert_eq!(got_shape(cat), vec![huge, 6, 0]);
+    let taken = run(Op::Take, &axis1, &[e.clone(), ints(&[2], &[2, 1], &m)], &m);
+    assert_eq!(got_shape(taken), vec![huge, 2, 0]);
+    let a = attrs(&[("axis", AttrValue::Int(1)), ("indices_or_sections", AttrValue::Int(3))]);
+    assert_eq!(parts_of(run(Op::Split, &a, std::slice::from_ref(&e), &m)), 3);
+    let a =
+        attrs(&[("axes", list(&[1])), ("begin", list(&[-1])), ("end", list(&[i64::MIN])), ("strides", list(&[-1]))]);
+    assert_eq!(got_shape(run(Op::StridedSlice, &a, std::slice::from_ref(&e), &m)), vec![huge, 3, 0]);
+    assert_eq!(got_shape(run(Op::PermuteDims, &Attrs::default(), std::slice::from_ref(&e), &m)), vec![0, 3, huge]);
+    assert!(start.elapsed().as_secs() < 5);
+    assert_eq!(m.live(), 0);
+}
+
+fn got_shape(r: Result<Value>) -> Vec<u64> {
+    match r.unwrap() {
+        Value::Tensor(t) => t.shape().to_vec(),
+        other => panic!("not a tensor: {other:?}"),
+    }
+}
+
+fn parts_of(r: Result<Value>) -> usize {
+    match r.unwrap() {
+        Value::Tuple(fs) => fs.len(),
+        other => panic!("not a tuple: {other:?}"),
+    }
+}
