@@ -17,8 +17,12 @@ pub struct Tensor {
     data: RefCell<Buffer>,
 }
 
-/// The element count of `shape`, if it fits in `usize`.
+/// The element count of `shape`, if it fits in `usize` (0 whenever a dimension is 0,
+/// however large the others).
 pub fn element_count(shape: &[u64]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
     shape.iter().try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
 }
 
