@@ -41,17 +41,12 @@ pub use take::take;
 use super::layout::{broadcast_strides, for_each_row, strides};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::Element;
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 use crate::value::Value;
 use spec_model::grammar::AttrValue;
 use std::cell::{Ref, RefMut};
 use std::rc::Rc;
-
-/// The most elements a tensor made by `broadcast_to`, `concat`, `strided_slice` or
-/// `take` may have: 2^26, the oracle's limit (operator-semantics.md, "Limits and
-/// robustness"). Past it the call is an `OpError`, checked before allocating.
-const MAX_ELEMENTS: u64 = 1 << 26;
 
 /// The most parts `split` makes (as the static rule and the oracle).
 const MAX_PARTS: i64 = 1 << 16;
@@ -70,11 +65,17 @@ fn product(dims: &[u64]) -> usize {
     dims.iter().fold(1usize, |n, &d| n.saturating_mul(usize::try_from(d).unwrap_or(usize::MAX)))
 }
 
-/// `OpError` for a result of more than [`MAX_ELEMENTS`] elements.
+/// `MemoryExhausted` for a result whose element count does not fit in `u64` (the memory
+/// budget, checked when the result is allocated, bounds the others).
 fn check_size(cx: &KernelCx, shape: &[u64]) -> Result<()> {
     match elements_of(shape) {
-        Some(n) if n <= MAX_ELEMENTS => Ok(()),
-        _ => Err(cx.error(format!("a tensor of shape {shape:?} has more than 2^26 elements"))),
+        Some(_) => Ok(()),
+        None => Err(Error::new(
+            ErrorKind::MemoryExhausted,
+            "LIMIT-memory",
+            format!("{}: a tensor of shape {shape:?} has more elements than memory holds", cx.op),
+            cx.span,
+        )),
     }
 }
 
@@ -283,7 +284,7 @@ pub fn broadcast_to(_: &Lowering) -> Box<dyn Kernel> {
 
 /// `OP-broadcast_to`: `x` broadcast (NumPy) to exactly `shape`. A negative target
 /// dimension is `NegativeDimension` (checked before the rest); a target of lower rank,
-/// a dimension of `x` neither 1 nor the target's, or more than 2^26 elements `OpError`.
+/// a dimension of `x` neither 1 nor the target's `OpError`.
 struct BroadcastTo;
 
 impl Kernel for BroadcastTo {
@@ -317,7 +318,7 @@ pub fn concat(l: &Lowering) -> Box<dyn Kernel> {
 
 /// `OP-concat`: joins a tuple of tensors along `axis`. `OpError`: not a tuple of
 /// readable tensors, an empty tuple, `axis` out of range for the first tensor, a
-/// different dtype or rank, another dimension that differs, more than 2^26 elements.
+/// different dtype or rank, another dimension that differs.
 struct Concat {
     axis: i64,
 }

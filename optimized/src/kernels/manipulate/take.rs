@@ -19,7 +19,7 @@ pub fn take(l: &Lowering) -> Box<dyn Kernel> {
 /// `x.shape[:axis] + indices.shape + x.shape[axis+1:]`; without an axis, the entries
 /// of the flattened `x`, of `indices`' shape. Indices are integers or bools (0/1);
 /// each must lie in `[0, n)` (no NumPy negative indices: TVM reads out of bounds
-/// there). `OpError`: float indices, `axis` out of range, more than 2^26 elements, an
+/// there). `OpError`: float indices, `axis` out of range, an
 /// index out of range (even when the result is empty).
 struct Take {
     axis: Option<i64>,
