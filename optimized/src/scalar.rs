@@ -197,7 +197,7 @@ macro_rules! int_common {
             const LO: f64 = <$t>::MIN as f64;
             const HI: f64 = (<$t>::MAX as u128 + 1) as f64;
             let t = x.trunc();
-            (t >= LO && t < HI).then(|| t as $t)
+            (LO..HI).contains(&t).then(|| t as $t)
         }
     };
 }
@@ -610,6 +610,10 @@ impl Real for f16 {
 
 /// Runs `$body` with `$t` bound to the [`Num`] type of `$dtype` (`bool` as [`B8`]):
 /// `with_num!(t.dtype(), T => sum::<T>(...))`. The one dispatch on the dtype of a call.
+///
+/// In `$body`, `$t` is a concrete type, whose inherent methods shadow [`Num`]'s
+/// (`i8::abs` panics on `MIN`, `u8::pow` takes a `u32`): call a function generic in
+/// `T: Num`, or write `<T as Num>::abs`.
 #[macro_export]
 macro_rules! with_num {
     ($dtype:expr, $t:ident => $body:expr) => {

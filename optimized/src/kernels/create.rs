@@ -20,7 +20,9 @@ fn dims(cx: &KernelCx, args: &[Value], i: usize) -> Result<Vec<u64>> {
         return Err(cx.error(format!("the shape must be a shape, got {}", args[i].kind())));
     };
     s.iter()
-        .map(|&d| u64::try_from(d).map_err(|_| cx.fail(ErrorKind::NegativeDimension, format!("dimension {d} is negative"))))
+        .map(|&d| {
+            u64::try_from(d).map_err(|_| cx.fail(ErrorKind::NegativeDimension, format!("dimension {d} is negative")))
+        })
         .collect()
 }
 
@@ -61,7 +63,7 @@ impl Kernel for ZerosOnes {
         };
         created(cx, &shape)?;
         let t = storage(cx, dtype)?;
-        with_num!(t, T => filled(cx, &shape, t, if self.one { T::ONE } else { T::ZERO }))
+        with_num!(t, T => filled(cx, &shape, t, <T as Num>::from_bool(self.one)))
     }
 }
 
@@ -125,7 +127,7 @@ fn fill_value<D: Num>(cx: &KernelCx, fill: &Fill, to: DataType) -> Result<D> {
         Fill::Prim(Prim::Bool(b)) => (Some(D::from_bool(b)), b as u8 as f64),
         Fill::Tensor(t) => with_num!(t.dtype(), S => {
             let x = read::<S>(cx, t, "the fill value")?;
-            let v = x.first().copied().unwrap_or(S::ZERO);
+            let v = x.first().copied().unwrap_or(<S as Num>::ZERO);
             (v.cast::<D>(), to_f64(v))
         }),
     };
@@ -280,7 +282,7 @@ mod tests {
         attrs.insert("dtype", AttrValue::Int(3));
         let mem = Memory::new(1 << 20);
         let shape = Value::Shape(vec![2, -1].into());
-        let e = run_standalone(Op::Zeros, &attrs, &[shape.clone()], &mem).unwrap().unwrap_err();
+        let e = run_standalone(Op::Zeros, &attrs, std::slice::from_ref(&shape), &mem).unwrap().unwrap_err();
         assert_eq!(e.kind, ErrorKind::NegativeDimension);
         let fill = Value::Prim(Prim::Int(1, DataType::INT32));
         let e = run_standalone(Op::Full, &attrs, &[shape, fill.clone()], &mem).unwrap().unwrap_err();

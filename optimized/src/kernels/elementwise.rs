@@ -233,9 +233,7 @@ impl Kernel for UnaryKernel {
         let a = operand(cx, args, 0, "the operand")?;
         let d = a.dtype();
         match self.0 {
-            Unary::Negative => with_num!(d, T => map(cx, a, d, T::neg)),
-            Unary::Abs => with_num!(d, T => map(cx, a, d, T::abs)),
-            Unary::Relu => with_num!(d, T => map(cx, a, d, |x: T| x.max_nan(T::ZERO))),
+            op @ (Unary::Negative | Unary::Abs | Unary::Relu) => with_num!(d, T => num_map::<T>(cx, a, op)),
             f => match d {
                 DType::F16 => real_map::<half::f16>(cx, a, f),
                 DType::F32 => real_map::<f32>(cx, a, f),
@@ -243,6 +241,15 @@ impl Kernel for UnaryKernel {
                 _ => Err(not_float(cx, d)),
             },
         }
+    }
+}
+
+fn num_map<T: Num>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+    let d = a.dtype();
+    match op {
+        Unary::Negative => map(cx, a, d, T::neg),
+        Unary::Abs => map(cx, a, d, T::abs),
+        _ => map(cx, a, d, |x: T| x.max_nan(T::ZERO)),
     }
 }
 

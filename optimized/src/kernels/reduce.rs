@@ -6,8 +6,8 @@
 //! so float results agree bit for bit.
 
 use super::common::{count, created, layout_bug, operand, read, write};
-use super::layout::for_each_row;
 use super::lanes::OutOfBounds;
+use super::layout::for_each_row;
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::error::{ErrorKind, Result};
 use crate::scalar::Num;
@@ -81,7 +81,7 @@ impl Kernel for ReduceKernel {
         }
         let n_out = created(cx, &out_shape)?;
         // With a non-empty result, every output element folds the same number of elements.
-        let n_red = if n_out == 0 { 0 } else { a.numel() / n_out };
+        let n_red = a.numel().checked_div(n_out).unwrap_or(0);
         if n_out > 0 && n_red == 0 {
             match self.op {
                 Reduce::Max | Reduce::Min => return Err(cx.error("a reduction of zero elements has no identity")),
