@@ -397,3 +397,91 @@ impl Kernel for AstypeKernel {
         Ok(Value::tensor(convert(cx, a, "the operand", self.0)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::run_standalone;
+    use crate::Memory;
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+
+    fn t<T: crate::dtype::Element>(mem: &Rc<Memory>, d: DType, shape: &[u64], v: &[T]) -> Value {
+        Value::tensor(Tensor::from_slice(d, shape, v, mem).unwrap())
+    }
+
+    fn run(op: Op, attrs: &Attrs, args: &[Value], mem: &Rc<Memory>) -> Result<Vec<f64>> {
+        let Value::Tensor(r) = run_standalone(op, attrs, args, mem).unwrap()? else { panic!("not a tensor") };
+        Ok((0..r.numel()).map(|i| r.get_f64(i).unwrap()).collect())
+    }
+
+    #[test]
+    fn integer_division_by_zero_only_where_an_element_is_computed() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::I32, &[2], &[7i32, -7]);
+        let zero = t(&mem, DType::I32, &[1], &[0i32]);
+        let e = run(Op::Divide, &none, &[x.clone(), zero.clone()], &mem).unwrap_err();
+        assert_eq!((e.kind, e.rule), (ErrorKind::DivisionByZero, "OP-divide"));
+        let empty = t::<i32>(&mem, DType::I32, &[0], &[]);
+        assert_eq!(run(Op::FloorDivide, &none, &[empty, zero], &mem).unwrap(), [] as [f64; 0]);
+        let two = t(&mem, DType::I32, &[], &[-2i32]);
+        assert_eq!(run(Op::FloorDivide, &none, &[x.clone(), two.clone()], &mem).unwrap(), [-4.0, 3.0]);
+        let e = run(Op::Power, &none, &[x, two], &mem).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OpError);
+        let f = t(&mem, DType::F32, &[2], &[1.0f32, 0.0]);
+        let fz = t(&mem, DType::F32, &[1], &[0.0f32]);
+        let r = run(Op::Divide, &none, &[f, fz], &mem).unwrap();
+        assert!(r[0].is_infinite() && r[1].is_nan());
+    }
+
+    #[test]
+    fn argument_errors_are_op_errors_before_any_allocation() {
+        let mem = Memory::new(1 << 16);
+        let none = Attrs::default();
+        let (a, b) = (
+            t(&mem, DType::Bool, &[1 << 14, 1], &[0u8; 1 << 14]),
+            t(&mem, DType::Bool, &[1, 1 << 13], &[0u8; 1 << 13]),
+        );
+        let e = run(Op::LogicalAnd, &none, &[a.clone(), b], &mem).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OpError, "2^27 elements is over the limit, whatever the memory");
+        let i = t(&mem, DType::I8, &[2], &[1i8, 2]);
+        for args in [vec![a.clone()], vec![a.clone(), Value::Null], vec![a.clone(), i.clone()], vec![i.clone(), i]] {
+            let e = run(Op::LogicalOr, &none, &args, &mem).unwrap_err();
+            assert_eq!((e.kind, e.rule), (ErrorKind::OpError, "OP-logical_or"));
+        }
+        let mut bad = Attrs::default();
+        bad.insert("dtype", AttrValue::Str("float8".into()));
+        assert_eq!(run(Op::Astype, &bad, &[a.clone()], &mem).unwrap_err().kind, ErrorKind::OpError);
+        bad.insert("axis", AttrValue::Str("0".into()));
+        assert_eq!(run(Op::Softmax, &bad, &[a], &mem).unwrap_err().kind, ErrorKind::OpError);
+    }
+
+    #[test]
+    fn softmax_is_stable_and_where_broadcasts() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::F32, &[2, 2], &[1000.0f32, 1000.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(run(Op::Softmax, &none, &[x.clone()], &mem).unwrap(), [0.5, 0.5, 1.0, 0.0]);
+        let mut axis0 = Attrs::default();
+        axis0.insert("axis", AttrValue::Int(0));
+        assert_eq!(run(Op::Softmax, &axis0, &[x], &mem).unwrap(), [1.0, 1.0, 0.0, 0.0]);
+        let c = t(&mem, DType::Bool, &[2, 1], &[1u8, 0]);
+        let (p, q) = (t(&mem, DType::I64, &[3], &[1i64, 2, 3]), t(&mem, DType::I64, &[], &[-1i64]));
+        assert_eq!(run(Op::Where, &none, &[c, p, q], &mem).unwrap(), [1.0, 2.0, 3.0, -1.0, -1.0, -1.0]);
+    }
+
+    #[test]
+    fn unary_integers_wrap_and_relu_keeps_nan() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::I8, &[3], &[i8::MIN, -3, 5]);
+        assert_eq!(run(Op::Abs, &none, &[x.clone()], &mem).unwrap(), [-128.0, 3.0, 5.0]);
+        assert_eq!(run(Op::Negative, &none, &[x.clone()], &mem).unwrap(), [-128.0, 3.0, -5.0]);
+        assert_eq!(run(Op::Relu, &none, &[x.clone()], &mem).unwrap(), [0.0, 0.0, 5.0]);
+        assert_eq!(run(Op::Exp, &none, &[x], &mem).unwrap_err().kind, ErrorKind::OpError);
+        let f = t(&mem, DType::F16, &[2], &[half::f16::NAN, half::f16::from_f32(-1.0)]);
+        let r = run(Op::Relu, &none, &[f], &mem).unwrap();
+        assert!(r[0].is_nan() && r[1] == 0.0);
+    }
+}
