@@ -452,7 +452,7 @@ mod tests {
         }
         let mut bad = Attrs::default();
         bad.insert("dtype", AttrValue::Str("float8".into()));
-        assert_eq!(run(Op::Astype, &bad, &[a.clone()], &mem).unwrap_err().kind, ErrorKind::OpError);
+        assert_eq!(run(Op::Astype, &bad, std::slice::from_ref(&a), &mem).unwrap_err().kind, ErrorKind::OpError);
         bad.insert("axis", AttrValue::Str("0".into()));
         assert_eq!(run(Op::Softmax, &bad, &[a], &mem).unwrap_err().kind, ErrorKind::OpError);
     }
@@ -462,7 +462,7 @@ mod tests {
         let mem = Memory::new(1 << 20);
         let none = Attrs::default();
         let x = t(&mem, DType::F32, &[2, 2], &[1000.0f32, 1000.0, 0.0, f32::NEG_INFINITY]);
-        assert_eq!(run(Op::Softmax, &none, &[x.clone()], &mem).unwrap(), [0.5, 0.5, 1.0, 0.0]);
+        assert_eq!(run(Op::Softmax, &none, std::slice::from_ref(&x), &mem).unwrap(), [0.5, 0.5, 1.0, 0.0]);
         let mut axis0 = Attrs::default();
         axis0.insert("axis", AttrValue::Int(0));
         assert_eq!(run(Op::Softmax, &axis0, &[x], &mem).unwrap(), [1.0, 1.0, 0.0, 0.0]);
@@ -476,9 +476,9 @@ mod tests {
         let mem = Memory::new(1 << 20);
         let none = Attrs::default();
         let x = t(&mem, DType::I8, &[3], &[i8::MIN, -3, 5]);
-        assert_eq!(run(Op::Abs, &none, &[x.clone()], &mem).unwrap(), [-128.0, 3.0, 5.0]);
-        assert_eq!(run(Op::Negative, &none, &[x.clone()], &mem).unwrap(), [-128.0, 3.0, -5.0]);
-        assert_eq!(run(Op::Relu, &none, &[x.clone()], &mem).unwrap(), [0.0, 0.0, 5.0]);
+        assert_eq!(run(Op::Abs, &none, std::slice::from_ref(&x), &mem).unwrap(), [-128.0, 3.0, 5.0]);
+        assert_eq!(run(Op::Negative, &none, std::slice::from_ref(&x), &mem).unwrap(), [-128.0, 3.0, -5.0]);
+        assert_eq!(run(Op::Relu, &none, std::slice::from_ref(&x), &mem).unwrap(), [0.0, 0.0, 5.0]);
         assert_eq!(run(Op::Exp, &none, &[x], &mem).unwrap_err().kind, ErrorKind::OpError);
         let f = t(&mem, DType::F16, &[2], &[half::f16::NAN, half::f16::from_f32(-1.0)]);
         let r = run(Op::Relu, &none, &[f], &mem).unwrap();
