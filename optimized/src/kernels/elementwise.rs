@@ -1,6 +1,20 @@
 //! Elementwise operators with NumPy broadcasting: arithmetic, comparisons, logical operators, unary functions, `softmax`, `where`, `astype`.
+//!
+//! Each kernel checks its arguments in the oracle's order (the error kinds must agree),
+//! dispatches once on the dtype ([`with_num!`]) and runs the row loops of [`lanes`]
+//! over typed slices.
 
-use super::{Failing, Kernel, Lowering};
+use super::common::{broadcast, layout_bug, operand, read, write};
+use super::convert::convert;
+use super::lanes::{select, zip2};
+use super::{attrs, Failing, Kernel, KernelCx, Lowering};
+use crate::dtype::DType;
+use crate::error::{ErrorKind, Result};
+use crate::scalar::{Num, Real, B8};
+use crate::tensor::Tensor;
+use crate::value::Value;
+use crate::with_num;
+use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arith {
@@ -36,35 +50,438 @@ pub enum Unary {
     Relu,
 }
 
-pub fn arith(_: &Lowering, _: Arith) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+/// Two tensor operands (exactly two arguments).
+fn two<'v>(cx: &KernelCx, args: &'v [Value]) -> Result<(&'v Rc<Tensor>, &'v Rc<Tensor>)> {
+    cx.arity(args, 2)?;
+    Ok((operand(cx, args, 0, "the first operand")?, operand(cx, args, 1, "the second operand")?))
 }
 
-pub fn compare(_: &Lowering, _: Compare) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+fn same_dtype(cx: &KernelCx, a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(cx.error(format!("operands have different dtypes {} and {}", a.dtype(), b.dtype())));
+    }
+    Ok(())
 }
 
-/// `logical_and` (`and`) or `logical_or`.
-pub fn logical(_: &Lowering, _and: bool) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+/// Operand `what` must be a `bool` tensor.
+fn bools(cx: &KernelCx, t: &Tensor, what: &str) -> Result<()> {
+    if t.dtype() != DType::Bool {
+        return Err(cx.error(format!("{what} must have dtype bool, not {}", t.dtype())));
+    }
+    Ok(())
 }
 
+/// `f` of `a` and `b` broadcast to `shape`, into a new tensor of `dtype`.
+fn binary<T: Num, U: Num>(
+    cx: &KernelCx,
+    (a, b): (&Tensor, &Tensor),
+    shape: &[u64],
+    dtype: DType,
+    f: impl Fn(T, T) -> U,
+) -> Result<Value> {
+    let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
+    let out = cx.alloc(dtype, shape)?;
+    zip2(shape, &mut write::<U>(cx, &out)?, (&x, a.shape()), (&y, b.shape()), f).map_err(|_| layout_bug(cx))?;
+    Ok(Value::tensor(out))
+}
+
+/// `f` of each element of `a`, into a new tensor of `a`'s shape and `dtype`.
+fn map<T: Num, U: Num>(cx: &KernelCx, a: &Tensor, dtype: DType, f: impl Fn(T) -> U) -> Result<Value> {
+    let x = read::<T>(cx, a, "the operand")?;
+    let out = cx.alloc(dtype, a.shape())?;
+    for (o, &v) in write::<U>(cx, &out)?.iter_mut().zip(x.iter()) {
+        *o = f(v);
+    }
+    Ok(Value::tensor(out))
+}
+
+/// OP-add, OP-subtract, OP-multiply, OP-divide, OP-floor_divide, OP-power,
+/// OP-maximum, OP-minimum: elementwise with NumPy broadcasting in the operands' dtype.
+/// Integers wrap; `divide` truncates, `floor_divide` floors; an integer (or `bool`)
+/// divisor 0 is `DivisionByZero`; an integer to a negative power is an `OpError`.
+/// Floats are IEEE (`floor_divide` is `floor(x / y)`); `maximum`/`minimum` give NaN when
+/// either operand is NaN; `bool` is `uint1`. Errors (`OpError`): not two tensors;
+/// different dtypes; shapes that do not broadcast.
+pub fn arith(_: &Lowering, op: Arith) -> Box<dyn Kernel> {
+    Box::new(ArithKernel(op))
+}
+
+struct ArithKernel(Arith);
+
+impl Kernel for ArithKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        let (a, b) = two(cx, args)?;
+        same_dtype(cx, a, b)?;
+        let shape = broadcast(cx, &[a.shape(), b.shape()])?;
+        with_num!(a.dtype(), T => arith_typed::<T>(cx, self.0, (a, b), &shape))
+    }
+}
+
+fn arith_typed<T: Num>(cx: &KernelCx, op: Arith, (a, b): (&Tensor, &Tensor), shape: &[u64]) -> Result<Value> {
+    // With a non-empty result every divisor element is used, so the check can come
+    // first and the loops have no error path.
+    if !shape.contains(&0) {
+        let y = read::<T>(cx, b, "the second operand")?;
+        match op {
+            Arith::Divide | Arith::FloorDivide if y.iter().any(|v| v.is_zero_divisor()) => {
+                return Err(cx.fail(ErrorKind::DivisionByZero, "integer division by zero"));
+            }
+            Arith::Power if y.iter().any(|v| v.is_negative_exponent()) => {
+                return Err(cx.error("an integer to a negative power"));
+            }
+            _ => {}
+        }
+    }
+    let d = a.dtype();
+    match op {
+        Arith::Add => binary(cx, (a, b), shape, d, T::add),
+        Arith::Subtract => binary(cx, (a, b), shape, d, T::sub),
+        Arith::Multiply => binary(cx, (a, b), shape, d, T::mul),
+        Arith::Divide => binary(cx, (a, b), shape, d, T::div),
+        Arith::FloorDivide => binary(cx, (a, b), shape, d, T::floor_div),
+        Arith::Power => binary(cx, (a, b), shape, d, T::pow),
+        Arith::Maximum => binary(cx, (a, b), shape, d, T::max_nan),
+        Arith::Minimum => binary(cx, (a, b), shape, d, T::min_nan),
+    }
+}
+
+/// OP-equal, OP-not_equal, OP-less, OP-less_equal, OP-greater, OP-greater_equal:
+/// elementwise comparison with NumPy broadcasting; the result is `bool`. Floats compare
+/// as IEEE (NaN is unordered and unequal to everything; `-0.0 == 0.0`); `false < true`.
+/// Errors: as OP-add.
+pub fn compare(_: &Lowering, op: Compare) -> Box<dyn Kernel> {
+    Box::new(CompareKernel(op))
+}
+
+struct CompareKernel(Compare);
+
+impl Kernel for CompareKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        let (a, b) = two(cx, args)?;
+        same_dtype(cx, a, b)?;
+        let shape = broadcast(cx, &[a.shape(), b.shape()])?;
+        with_num!(a.dtype(), T => compare_typed::<T>(cx, self.0, (a, b), &shape))
+    }
+}
+
+fn compare_typed<T: Num>(cx: &KernelCx, op: Compare, ab: (&Tensor, &Tensor), shape: &[u64]) -> Result<Value> {
+    let d = DType::Bool;
+    match op {
+        Compare::Equal => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p == q)),
+        Compare::NotEqual => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p != q)),
+        Compare::Less => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p < q)),
+        Compare::LessEqual => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p <= q)),
+        Compare::Greater => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p > q)),
+        Compare::GreaterEqual => binary(cx, ab, shape, d, |p: T, q: T| B8::new(p >= q)),
+    }
+}
+
+/// OP-logical_and (`and`), OP-logical_or: elementwise on `bool` tensors with NumPy
+/// broadcasting. Errors: as OP-add, and an operand that is not `bool`.
+pub fn logical(_: &Lowering, and: bool) -> Box<dyn Kernel> {
+    Box::new(LogicalKernel { and })
+}
+
+struct LogicalKernel {
+    and: bool,
+}
+
+impl Kernel for LogicalKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        let (a, b) = two(cx, args)?;
+        bools(cx, a, "the first operand")?;
+        bools(cx, b, "the second operand")?;
+        let shape = broadcast(cx, &[a.shape(), b.shape()])?;
+        if self.and {
+            binary(cx, (a, b), &shape, DType::Bool, |p: B8, q: B8| B8(p.0 & q.0))
+        } else {
+            binary(cx, (a, b), &shape, DType::Bool, |p: B8, q: B8| B8(p.0 | q.0))
+        }
+    }
+}
+
+/// OP-logical_not: elementwise not of a `bool` tensor. Errors: not a `bool` tensor.
 pub fn logical_not(_: &Lowering) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+    Box::new(LogicalNotKernel)
 }
 
-pub fn unary(_: &Lowering, _: Unary) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+struct LogicalNotKernel;
+
+impl Kernel for LogicalNotKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 1)?;
+        let a = operand(cx, args, 0, "the operand")?;
+        bools(cx, a, "the operand")?;
+        map(cx, a, DType::Bool, |x: B8| B8(x.0 ^ 1))
+    }
 }
 
-pub fn softmax(_: &Lowering) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+/// OP-negative, OP-abs, OP-nn.relu (any dtype; integers wrap, so `-MIN == MIN` and
+/// `abs(MIN) == MIN`; `relu(x)` is `maximum(x, 0)`, so NaN stays NaN), OP-exp, OP-log,
+/// OP-sqrt, OP-tanh, OP-sigmoid (`1 / (1 + exp(-x))`; float dtypes only; float16
+/// computed in float32 and rounded once). The result has the operand's shape and dtype.
+/// Errors: not a tensor; a floating-point function of a non-float tensor.
+pub fn unary(_: &Lowering, op: Unary) -> Box<dyn Kernel> {
+    Box::new(UnaryKernel(op))
 }
 
+struct UnaryKernel(Unary);
+
+impl Kernel for UnaryKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 1)?;
+        let a = operand(cx, args, 0, "the operand")?;
+        let d = a.dtype();
+        match self.0 {
+            op @ (Unary::Negative | Unary::Abs | Unary::Relu) => with_num!(d, T => num_map::<T>(cx, a, op)),
+            f => match d {
+                DType::F16 => real_map::<half::f16>(cx, a, f),
+                DType::F32 => real_map::<f32>(cx, a, f),
+                DType::F64 => real_map::<f64>(cx, a, f),
+                _ => Err(not_float(cx, d)),
+            },
+        }
+    }
+}
+
+fn num_map<T: Num>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+    let d = a.dtype();
+    match op {
+        Unary::Negative => map(cx, a, d, T::neg),
+        Unary::Abs => map(cx, a, d, T::abs),
+        _ => map(cx, a, d, |x: T| x.max_nan(T::ZERO)),
+    }
+}
+
+fn not_float(cx: &KernelCx, d: DType) -> crate::error::Error {
+    cx.error(format!("needs a floating-point tensor, not {d}"))
+}
+
+fn real_map<T: Real>(cx: &KernelCx, a: &Tensor, f: Unary) -> Result<Value> {
+    let d = a.dtype();
+    match f {
+        Unary::Exp => map(cx, a, d, T::exp),
+        Unary::Log => map(cx, a, d, T::ln),
+        Unary::Sqrt => map(cx, a, d, T::sqrt),
+        Unary::Tanh => map(cx, a, d, T::tanh),
+        _ => map(cx, a, d, T::sigmoid),
+    }
+}
+
+/// OP-nn.softmax: along `axis` (default -1) of a float tensor, numerically stable:
+/// with `m` the maximum of the line (NaN if any element is NaN), `e_j = exp(x_j - m)`,
+/// `s` the sum of the `e_j` in index order from 0, the result is `e_j / s`; each step
+/// rounded to the dtype. Errors: not a float tensor; `axis` out of range or not an
+/// integer.
+pub fn softmax(l: &Lowering) -> Box<dyn Kernel> {
+    match attrs::opt_int(l.attrs, "axis") {
+        Ok(axis) => Box::new(SoftmaxKernel { axis: axis.unwrap_or(-1) }),
+        Err(m) => Box::new(Failing(m)),
+    }
+}
+
+struct SoftmaxKernel {
+    axis: i64,
+}
+
+impl Kernel for SoftmaxKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 1)?;
+        let a = operand(cx, args, 0, "the operand")?;
+        let axis = cx.axis(self.axis, a.rank())?;
+        match a.dtype() {
+            DType::F16 => softmax_typed::<half::f16>(cx, a, axis),
+            DType::F32 => softmax_typed::<f32>(cx, a, axis),
+            DType::F64 => softmax_typed::<f64>(cx, a, axis),
+            d => Err(not_float(cx, d)),
+        }
+    }
+}
+
+fn softmax_typed<T: Real>(cx: &KernelCx, a: &Tensor, axis: usize) -> Result<Value> {
+    let x = read::<T>(cx, a, "the operand")?;
+    let out = cx.alloc(a.dtype(), a.shape())?;
+    if a.numel() > 0 {
+        // Each block of `len` rows of `inner` elements holds `inner` lines (one per
+        // column); the columns are processed together, each line in its own order.
+        let shape = a.shape();
+        let len = shape[axis] as usize;
+        let inner: usize = shape[axis + 1..].iter().map(|&d| d as usize).product();
+        let mut o = write::<T>(cx, &out)?;
+        let (mut m, mut s) = (vec![T::ZERO; inner], vec![T::ZERO; inner]);
+        for (xb, ob) in x.chunks_exact(len * inner).zip(o.chunks_exact_mut(len * inner)) {
+            softmax_block(xb, ob, inner, &mut m, &mut s);
+        }
+    }
+    Ok(Value::tensor(out))
+}
+
+/// Softmax of the `inner` columns of the row-major block `x` (`len` rows of `inner`).
+fn softmax_block<T: Real>(x: &[T], out: &mut [T], inner: usize, m: &mut [T], s: &mut [T]) {
+    m.copy_from_slice(&x[..inner]);
+    for row in x.chunks_exact(inner).skip(1) {
+        for (m, &v) in m.iter_mut().zip(row) {
+            *m = m.max_nan(v);
+        }
+    }
+    s.fill(T::ZERO);
+    for (row, orow) in x.chunks_exact(inner).zip(out.chunks_exact_mut(inner)) {
+        for (((o, s), &v), &m) in orow.iter_mut().zip(s.iter_mut()).zip(row).zip(m.iter()) {
+            let e = v.sub(m).exp();
+            *o = e;
+            *s = s.add(e);
+        }
+    }
+    for orow in out.chunks_exact_mut(inner) {
+        for (o, &s) in orow.iter_mut().zip(s.iter()) {
+            *o = o.div(s);
+        }
+    }
+}
+
+/// OP-where: `where(condition, x1, x2)` is `x1` where the `bool` condition holds, else
+/// `x2`; the three broadcast together (NumPy) and the dtype is `x1`'s. Errors: an
+/// operand not a tensor; a condition not `bool`; `x1`, `x2` of different dtypes;
+/// shapes that do not broadcast.
 pub fn where_(_: &Lowering) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+    Box::new(WhereKernel)
 }
 
-pub fn astype(_: &Lowering) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+struct WhereKernel;
+
+impl Kernel for WhereKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 3)?;
+        let c = operand(cx, args, 0, "the condition")?;
+        let a = operand(cx, args, 1, "the second operand")?;
+        let b = operand(cx, args, 2, "the third operand")?;
+        bools(cx, c, "the condition")?;
+        same_dtype(cx, a, b)?;
+        let shape = broadcast(cx, &[c.shape(), a.shape(), b.shape()])?;
+        with_num!(a.dtype(), T => where_typed::<T>(cx, (c, a, b), &shape))
+    }
+}
+
+fn where_typed<T: Num>(cx: &KernelCx, (c, a, b): (&Tensor, &Tensor, &Tensor), shape: &[u64]) -> Result<Value> {
+    let k = read::<B8>(cx, c, "the condition")?;
+    let (x, y) = (read::<T>(cx, a, "the second operand")?, read::<T>(cx, b, "the third operand")?);
+    let out = cx.alloc(a.dtype(), shape)?;
+    let (k, x, y) = ((&k[..], c.shape()), (&x[..], a.shape()), (&y[..], b.shape()));
+    select(shape, &mut write::<T>(cx, &out)?, k, x, y).map_err(|_| layout_bug(cx))?;
+    Ok(Value::tensor(out))
+}
+
+/// OP-astype: converts elementwise to the attribute `dtype`: integers wrap modulo
+/// 2^bits; to `bool` is `x != 0` (NaN is true); a float to an integer truncates toward
+/// zero; to a float rounds to nearest. Errors (`OpError`): not a tensor; `dtype`
+/// missing, ill-kinded or without storage; a float that is NaN, infinite or out of the
+/// integer dtype's range after truncation.
+pub fn astype(l: &Lowering) -> Box<dyn Kernel> {
+    let to = match attrs::dtype(l.attrs, "dtype") {
+        Ok(Some(d)) => match DType::of(d) {
+            Some(t) => t,
+            None => return Box::new(Failing(format!("dtype {d} has no tensor storage"))),
+        },
+        Ok(None) => return Box::new(Failing("needs the attribute `dtype`".into())),
+        Err(m) => return Box::new(Failing(m)),
+    };
+    Box::new(AstypeKernel(to))
+}
+
+struct AstypeKernel(DType);
+
+impl Kernel for AstypeKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 1)?;
+        let a = operand(cx, args, 0, "the operand")?;
+        Ok(Value::tensor(convert(cx, a, "the operand", self.0)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::run_standalone;
+    use crate::Memory;
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+
+    fn t<T: crate::dtype::Element>(mem: &Rc<Memory>, d: DType, shape: &[u64], v: &[T]) -> Value {
+        Value::tensor(Tensor::from_slice(d, shape, v, mem).unwrap())
+    }
+
+    fn run(op: Op, attrs: &Attrs, args: &[Value], mem: &Rc<Memory>) -> Result<Vec<f64>> {
+        let Value::Tensor(r) = run_standalone(op, attrs, args, mem).unwrap()? else { panic!("not a tensor") };
+        Ok((0..r.numel()).map(|i| r.get_f64(i).unwrap()).collect())
+    }
+
+    #[test]
+    fn integer_division_by_zero_only_where_an_element_is_computed() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::I32, &[2], &[7i32, -7]);
+        let zero = t(&mem, DType::I32, &[1], &[0i32]);
+        let e = run(Op::Divide, &none, &[x.clone(), zero.clone()], &mem).unwrap_err();
+        assert_eq!((e.kind, e.rule), (ErrorKind::DivisionByZero, "OP-divide"));
+        let empty = t::<i32>(&mem, DType::I32, &[0], &[]);
+        assert_eq!(run(Op::FloorDivide, &none, &[empty, zero], &mem).unwrap(), [] as [f64; 0]);
+        let two = t(&mem, DType::I32, &[], &[-2i32]);
+        assert_eq!(run(Op::FloorDivide, &none, &[x.clone(), two.clone()], &mem).unwrap(), [-4.0, 3.0]);
+        let e = run(Op::Power, &none, &[x, two], &mem).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OpError);
+        let f = t(&mem, DType::F32, &[2], &[1.0f32, 0.0]);
+        let fz = t(&mem, DType::F32, &[1], &[0.0f32]);
+        let r = run(Op::Divide, &none, &[f, fz], &mem).unwrap();
+        assert!(r[0].is_infinite() && r[1].is_nan());
+    }
+
+    #[test]
+    fn argument_errors_are_op_errors_before_any_allocation() {
+        let mem = Memory::new(1 << 16);
+        let none = Attrs::default();
+        let (a, b) = (
+            t(&mem, DType::Bool, &[1 << 14, 1], &[0u8; 1 << 14]),
+            t(&mem, DType::Bool, &[1, 1 << 13], &[0u8; 1 << 13]),
+        );
+        let e = run(Op::LogicalAnd, &none, &[a.clone(), b], &mem).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OpError, "2^27 elements is over the limit, whatever the memory");
+        let i = t(&mem, DType::I8, &[2], &[1i8, 2]);
+        for args in [vec![a.clone()], vec![a.clone(), Value::Null], vec![a.clone(), i.clone()], vec![i.clone(), i]] {
+            let e = run(Op::LogicalOr, &none, &args, &mem).unwrap_err();
+            assert_eq!((e.kind, e.rule), (ErrorKind::OpError, "OP-logical_or"));
+        }
+        let mut bad = Attrs::default();
+        bad.insert("dtype", AttrValue::Str("float8".into()));
+        assert_eq!(run(Op::Astype, &bad, std::slice::from_ref(&a), &mem).unwrap_err().kind, ErrorKind::OpError);
+        bad.insert("axis", AttrValue::Str("0".into()));
+        assert_eq!(run(Op::Softmax, &bad, &[a], &mem).unwrap_err().kind, ErrorKind::OpError);
+    }
+
+    #[test]
+    fn softmax_is_stable_and_where_broadcasts() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::F32, &[2, 2], &[1000.0f32, 1000.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(run(Op::Softmax, &none, std::slice::from_ref(&x), &mem).unwrap(), [0.5, 0.5, 1.0, 0.0]);
+        let mut axis0 = Attrs::default();
+        axis0.insert("axis", AttrValue::Int(0));
+        assert_eq!(run(Op::Softmax, &axis0, &[x], &mem).unwrap(), [1.0, 1.0, 0.0, 0.0]);
+        let c = t(&mem, DType::Bool, &[2, 1], &[1u8, 0]);
+        let (p, q) = (t(&mem, DType::I64, &[3], &[1i64, 2, 3]), t(&mem, DType::I64, &[], &[-1i64]));
+        assert_eq!(run(Op::Where, &none, &[c, p, q], &mem).unwrap(), [1.0, 2.0, 3.0, -1.0, -1.0, -1.0]);
+    }
+
+    #[test]
+    fn unary_integers_wrap_and_relu_keeps_nan() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let x = t(&mem, DType::I8, &[3], &[i8::MIN, -3, 5]);
+        assert_eq!(run(Op::Abs, &none, std::slice::from_ref(&x), &mem).unwrap(), [-128.0, 3.0, 5.0]);
+        assert_eq!(run(Op::Negative, &none, std::slice::from_ref(&x), &mem).unwrap(), [-128.0, 3.0, -5.0]);
+        assert_eq!(run(Op::Relu, &none, std::slice::from_ref(&x), &mem).unwrap(), [0.0, 0.0, 5.0]);
+        assert_eq!(run(Op::Exp, &none, &[x], &mem).unwrap_err().kind, ErrorKind::OpError);
+        let f = t(&mem, DType::F16, &[2], &[half::f16::NAN, half::f16::from_f32(-1.0)]);
+        let r = run(Op::Relu, &none, &[f], &mem).unwrap();
+        assert!(r[0].is_nan() && r[1] == 0.0);
+    }
 }

@@ -1,7 +1,181 @@
 //! `matmul` (NumPy semantics).
 
-use super::{Failing, Kernel, Lowering};
+use super::common::{created, layout_bug, operand, read, write};
+use super::convert::convert;
+use super::layout::{broadcast_shapes, broadcast_strides, for_each_row};
+use super::{attrs, Failing, Kernel, KernelCx, Lowering};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::scalar::Num;
+use crate::tensor::Tensor;
+use crate::value::Value;
+use crate::with_num;
 
-pub fn matmul(_: &Lowering) -> Box<dyn Kernel> {
-    Box::new(Failing("not lowered yet".into()))
+/// OP-matmul: NumPy's `matmul`. A 1-D first operand is `(1, k)` and a 1-D second
+/// operand `(k, 1)`, the added dimension dropped from the result; batch dimensions
+/// broadcast (NumPy); `(..., n, k) @ (..., k, m)` is `(..., n, m)` with
+/// `out[i, j] = Σ_p a[i, p] * b[p, j]` folded in `p` order from 0, every product and
+/// sum rounded to (or wrapping in) the dtype, with no fused multiply-add. With
+/// `out_dtype` both operands are first converted to it (as OP-astype) and computed in
+/// it. Errors (`OpError`): not two tensors; rank 0; different dtypes without
+/// `out_dtype`; `k` differing; batch dimensions that do not broadcast; a result over
+/// a result over the memory budget; a conversion error; an ill-kinded `out_dtype` or one without storage.
+pub fn matmul(l: &Lowering) -> Box<dyn Kernel> {
+    match attrs::dtype(l.attrs, "out_dtype") {
+        Err(m) => Box::new(Failing(m)),
+        Ok(d) => match d.filter(|d| !d.is_void()) {
+            None => Box::new(MatmulKernel { out_dtype: None }),
+            Some(d) => match DType::of(d) {
+                Some(t) => Box::new(MatmulKernel { out_dtype: Some(t) }),
+                None => Box::new(Failing(format!("dtype {d} has no tensor storage"))),
+            },
+        },
+    }
+}
+
+struct MatmulKernel {
+    out_dtype: Option<DType>,
+}
+
+/// The shapes of one call.
+struct Plan {
+    a_batch: Vec<u64>,
+    b_batch: Vec<u64>,
+    batch: Vec<u64>,
+    n: usize,
+    k: usize,
+    m: usize,
+    out_shape: Vec<u64>,
+}
+
+impl Kernel for MatmulKernel {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 2)?;
+        let a = operand(cx, args, 0, "the first operand")?;
+        let b = operand(cx, args, 1, "the second operand")?;
+        let dtype = match self.out_dtype {
+            Some(d) => d,
+            None if a.dtype() == b.dtype() => a.dtype(),
+            None => return Err(cx.error(format!("operands have different dtypes {} and {}", a.dtype(), b.dtype()))),
+        };
+        let plan = plan(cx, a.shape(), b.shape())?;
+        // The oracle converts before checking shapes; every error of both is an
+        // `OpError`, and checking shapes first allocates nothing for a bad call.
+        let a_conv = if a.dtype() != dtype { Some(convert(cx, a, "the first operand", dtype)?) } else { None };
+        let b_conv = if b.dtype() != dtype { Some(convert(cx, b, "the second operand", dtype)?) } else { None };
+        let (a, b) = (a_conv.as_ref().unwrap_or(a), b_conv.as_ref().unwrap_or(b));
+        with_num!(dtype, T => matmul_typed::<T>(cx, a, b, dtype, &plan))
+    }
+}
+
+/// The batch, matrix and result shapes of `a @ b`.
+fn plan(cx: &KernelCx, a: &[u64], b: &[u64]) -> Result<Plan> {
+    if a.is_empty() || b.is_empty() {
+        return Err(cx.error("operands must have rank at least 1"));
+    }
+    let (ar, br) = (a.len(), b.len());
+    let (n, k) = if ar == 1 { (1, a[0]) } else { (a[ar - 2], a[ar - 1]) };
+    let (k2, m) = if br == 1 { (b[0], 1) } else { (b[br - 2], b[br - 1]) };
+    if k != k2 {
+        return Err(cx.error(format!("the reduction dimensions {k} and {k2} differ")));
+    }
+    let (a_batch, b_batch) = (&a[..ar.saturating_sub(2)], &b[..br.saturating_sub(2)]);
+    let batch = broadcast_shapes(a_batch, b_batch)
+        .ok_or_else(|| cx.error(format!("batch dimensions {a_batch:?} and {b_batch:?} do not broadcast")))?;
+    let mut out_shape = batch.clone();
+    if ar != 1 {
+        out_shape.push(n);
+    }
+    if br != 1 {
+        out_shape.push(m);
+    }
+    created(cx, &out_shape)?;
+    // Each operand exists, so its matrix dimensions' products fit in usize.
+    let (n, k, m) = (n as usize, k as usize, m as usize);
+    Ok(Plan { a_batch: a_batch.to_vec(), b_batch: b_batch.to_vec(), batch, n, k, m, out_shape })
+}
+
+fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: &Plan) -> Result<Value> {
+    let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
+    let out = cx.alloc(dtype, &p.out_shape)?;
+    let (n, k, m) = (p.n, p.k, p.m);
+    // An empty result has nothing to compute; with k = 0 every sum is the empty sum 0.
+    if out.numel() > 0 && k > 0 {
+        let mut o = write::<T>(cx, &out)?;
+        let (sa, sb) = (broadcast_strides(&p.a_batch, &p.batch), broadcast_strides(&p.b_batch, &p.batch));
+        let (ask, bsk, osk) = (n * k, k * m, n * m);
+        let mut ok = true;
+        for_each_row(&p.batch, [&sa, &sb], |start, [oa, ob], len, [da, db]| {
+            for j in 0..len {
+                let (ia, ib, io) = (oa + j * da, ob + j * db, start + j);
+                let am = x.get(ia * ask..(ia + 1) * ask);
+                let bm = y.get(ib * bsk..(ib + 1) * bsk);
+                let om = o.get_mut(io * osk..(io + 1) * osk);
+                match (am, bm, om) {
+                    (Some(am), Some(bm), Some(om)) => gemm(am, bm, om, k, m),
+                    _ => ok = false,
+                }
+            }
+        });
+        if !ok {
+            return Err(layout_bug(cx));
+        }
+    }
+    Ok(Value::tensor(out))
+}
+
+/// `out += a @ b` for row-major `a` (n × k), `b` (k × m), `out` (n × m), all of them
+/// non-empty. The loop order i, p, j keeps the inner loop contiguous and still adds
+/// each `out[i, j]`'s terms in `p` order.
+fn gemm<T: Num>(a: &[T], b: &[T], out: &mut [T], k: usize, m: usize) {
+    for (orow, arow) in out.chunks_exact_mut(m).zip(a.chunks_exact(k)) {
+        for (&av, brow) in arow.iter().zip(b.chunks_exact(m)) {
+            for (o, &bv) in orow.iter_mut().zip(brow) {
+                *o = o.add(av.mul(bv));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::run_standalone;
+    use crate::Memory;
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+    use std::rc::Rc;
+
+    fn t(mem: &Rc<Memory>, shape: &[u64], v: &[i32]) -> Value {
+        Value::tensor(Tensor::from_slice(DType::I32, shape, v, mem).unwrap())
+    }
+
+    fn run(attrs: &Attrs, a: Value, b: Value) -> Result<(Vec<u64>, Vec<f64>)> {
+        let mem = Memory::new(1 << 20);
+        let Value::Tensor(r) = run_standalone(Op::Matmul, attrs, &[a, b], &mem).unwrap()? else { panic!() };
+        Ok((r.shape().to_vec(), (0..r.numel()).map(|i| r.get_f64(i).unwrap()).collect()))
+    }
+
+    #[test]
+    fn shapes_follow_numpy() {
+        let mem = Memory::new(1 << 20);
+        let none = Attrs::default();
+        let v = t(&mem, &[2], &[1, 2]);
+        let m = t(&mem, &[2, 2], &[1, 2, 3, 4]);
+        assert_eq!(run(&none, v.clone(), v.clone()).unwrap(), (vec![], vec![5.0]));
+        assert_eq!(run(&none, v.clone(), m.clone()).unwrap(), (vec![2], vec![7.0, 10.0]));
+        assert_eq!(run(&none, m.clone(), v.clone()).unwrap(), (vec![2], vec![5.0, 11.0]));
+        let batch = t(&mem, &[3, 1, 2], &[1, 0, 0, 1, 1, 1]);
+        let (shape, vals) = run(&none, batch, m.clone()).unwrap();
+        assert_eq!((shape, vals), (vec![3, 1, 2], vec![1.0, 2.0, 3.0, 4.0, 4.0, 6.0]));
+        let empty_k = t(&mem, &[2, 0], &[]);
+        let k_rows = t(&mem, &[0, 3], &[]);
+        assert_eq!(run(&none, empty_k, k_rows).unwrap(), (vec![2, 3], vec![0.0; 6]));
+        let e = run(&none, m.clone(), t(&mem, &[3], &[1, 2, 3])).unwrap_err();
+        assert_eq!((e.kind, e.rule), (crate::ErrorKind::OpError, "OP-matmul"));
+        let mut wide = Attrs::default();
+        wide.insert("out_dtype", AttrValue::Str("int8".into()));
+        let big = t(&mem, &[1], &[200]);
+        assert_eq!(run(&wide, big.clone(), big).unwrap(), (vec![], vec![64.0]), "(-56)^2 wraps in int8");
+    }
 }

@@ -6,8 +6,11 @@
 //! The semantics are the oracle's (`proofs-notes/operator-semantics.md`); the code is
 //! the engine's own.
 
+pub mod common;
+pub mod convert;
 pub mod create;
 pub mod elementwise;
+pub mod lanes;
 pub mod layout;
 pub mod linalg;
 pub mod manipulate;

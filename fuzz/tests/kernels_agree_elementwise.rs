@@ -1,0 +1,686 @@
+//! The engine's elementwise, reduction, matmul and creation kernels against the
+//! oracle's, operator by operator: random dtypes, shapes (rank 0, zero-size
+//! dimensions, broadcasting and incompatible pairs), values (NaN, ±inf, -0.0, integer
+//! extremes), attributes (valid and ill-kinded) and argument lists (wrong kinds and
+//! counts). Outcomes must be the same value, or errors of the same kind; a memory
+//! exhaustion on the engine's side is "poisoned" and skipped, a `Crash` on either side
+//! is always a mismatch (DESIGN.md, "Errors are values").
+//!
+//! Values are compared with tolerance 0: the engine folds sums, means, softmax and
+//! matmul in the oracle's order, rounding each step to the dtype, so floats agree bit
+//! for bit (NaN equal to NaN, -0.0 equal to 0.0, as `values_equal` compares).
+//!
+//! `KERNELS_AGREE_CASES` sets the number of cases per operator (default 10,000) and
+//! `KERNELS_AGREE_SEED` the seed; a mismatch prints the operator, attributes and
+//! arguments as `.rx` literals.
+
+use fuzz::convert::{from_oracle, to_oracle};
+use half::f16;
+use optimized::kernels::run_standalone;
+use optimized::Memory;
+use oracle::eval::literal::{print_value, values_equal};
+use oracle::eval::ops::eval_op_standalone;
+use oracle::eval::{PrimScalar, Value};
+use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, TensorData};
+use spec_model::ops::Op;
+use spec_model::Span;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The operators whose kernels this file checks.
+const OPS: &[Op] = &[
+    Op::Add,
+    Op::Subtract,
+    Op::Multiply,
+    Op::Divide,
+    Op::FloorDivide,
+    Op::Power,
+    Op::Maximum,
+    Op::Minimum,
+    Op::Equal,
+    Op::NotEqual,
+    Op::Less,
+    Op::LessEqual,
+    Op::Greater,
+    Op::GreaterEqual,
+    Op::LogicalAnd,
+    Op::LogicalOr,
+    Op::LogicalNot,
+    Op::Negative,
+    Op::Abs,
+    Op::Exp,
+    Op::Log,
+    Op::Sqrt,
+    Op::Tanh,
+    Op::Sigmoid,
+    Op::Relu,
+    Op::Softmax,
+    Op::Where,
+    Op::Astype,
+    Op::Matmul,
+    Op::Sum,
+    Op::Mean,
+    Op::Max,
+    Op::Min,
+    Op::Zeros,
+    Op::Ones,
+    Op::Full,
+    Op::Arange,
+];
+
+const DTYPE_NAMES: [&str; 12] =
+    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"];
+
+/// Dtype attributes without tensor storage, or that do not parse.
+const BAD_DTYPES: [&str; 7] = ["int4", "float8", "float32x2", "handle", "void", "", "bfloat16"];
+
+/// splitmix64: small, seedable, good enough to draw test cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// True with probability `p` percent.
+    fn pct(&mut self, p: u64) -> bool {
+        self.below(100) < p
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+fn dtype(name: &str) -> DataType {
+    DataType::parse(name).expect("a dtype")
+}
+
+fn random_dtype(rng: &mut Rng) -> DataType {
+    dtype(rng.pick(&DTYPE_NAMES))
+}
+
+fn float_dtype(rng: &mut Rng) -> DataType {
+    dtype(rng.pick(&["float16", "float32", "float64"]))
+}
+
+/// A shape: rank 0 to 4, dimensions mostly 1 to 4, sometimes 0.
+fn shape(rng: &mut Rng) -> Vec<u64> {
+    let rank = rng.pick(&[0, 1, 1, 2, 2, 2, 3, 3, 4]);
+    (0..rank)
+        .map(|_| {
+            if rng.pct(5) {
+                0
+            } else if rng.pct(30) {
+                1
+            } else {
+                rng.range(2, 4) as u64
+            }
+        })
+        .collect()
+}
+
+/// A shape that usually broadcasts with `s` (leading dimensions dropped, some
+/// dimensions 1, or extra leading dimensions), sometimes an unrelated one.
+fn related(rng: &mut Rng, s: &[u64]) -> Vec<u64> {
+    match rng.below(10) {
+        0 => shape(rng),
+        1 => {
+            let mut t: Vec<u64> = (0..rng.range(1, 2)).map(|_| rng.range(1, 3) as u64).collect();
+            t.extend_from_slice(s);
+            t
+        }
+        _ => {
+            let drop = rng.below(s.len() as u64 + 1) as usize;
+            s[drop..].iter().map(|&d| if rng.pct(30) { 1 } else { d }).collect()
+        }
+    }
+}
+
+fn int_value(rng: &mut Rng, bits: u32, signed: bool) -> i128 {
+    let (min, max) =
+        if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    let v = match rng.below(10) {
+        0 => rng.pick(&[min, max, 0, 1, -1, min + 1, max - 1, 2, 7]),
+        1 | 2 => (rng.next() as i128).rem_euclid(max - min + 1) + min,
+        _ => rng.range(-9, 9) as i128,
+    };
+    v.clamp(min, max)
+}
+
+fn float_value(rng: &mut Rng) -> f64 {
+    match rng.below(12) {
+        0 | 1 => rng.pick(&[
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -2.5,
+            1e-40,
+            -5e-324,
+            1e300,
+            -1e38,
+            65504.0,
+            70000.0,
+            f32::MAX as f64,
+            9.3e18,
+            -9.3e18,
+            1.8e19,
+            255.5,
+            -128.5,
+            127.99,
+            -0.4,
+        ]),
+        2 => f64::from_bits(rng.next()),
+        3 => (rng.next() % 2_000_001) as f64 - 1_000_000.0,
+        _ => (rng.range(-1000, 1000) as f64) / 100.0,
+    }
+}
+
+/// `n` random elements of `dt`.
+fn data(rng: &mut Rng, dt: DataType, n: usize) -> TensorData {
+    let mut ints = |bits, signed| (0..n).map(|_| int_value(rng, bits, signed)).collect::<Vec<i128>>();
+    match DTYPE_NAMES.iter().position(|d| dtype(d) == dt).expect("a dtype with storage") {
+        0 => TensorData::Bool(ints(1, false).into_iter().map(|v| v != 0).collect()),
+        1 => TensorData::I8(ints(8, true).into_iter().map(|v| v as i8).collect()),
+        2 => TensorData::I16(ints(16, true).into_iter().map(|v| v as i16).collect()),
+        3 => TensorData::I32(ints(32, true).into_iter().map(|v| v as i32).collect()),
+        4 => TensorData::I64(ints(64, true).into_iter().map(|v| v as i64).collect()),
+        5 => TensorData::U8(ints(8, false).into_iter().map(|v| v as u8).collect()),
+        6 => TensorData::U16(ints(16, false).into_iter().map(|v| v as u16).collect()),
+        7 => TensorData::U32(ints(32, false).into_iter().map(|v| v as u32).collect()),
+        8 => TensorData::U64(ints(64, false).into_iter().map(|v| v as u64).collect()),
+        9 => TensorData::F16((0..n).map(|_| f16::from_f64(float_value(rng))).collect()),
+        10 => TensorData::F32((0..n).map(|_| float_value(rng) as f32).collect()),
+        _ => TensorData::F64((0..n).map(|_| float_value(rng)).collect()),
+    }
+}
+
+/// A tensor of dtype `dt` (random when `None`) and a random shape.
+fn any_tensor(rng: &mut Rng, dt: Option<DataType>) -> Value {
+    let dt = dt.unwrap_or_else(|| random_dtype(rng));
+    let s = shape(rng);
+    tensor(rng, dt, &s)
+}
+
+fn tensor(rng: &mut Rng, dt: DataType, shape: &[u64]) -> Value {
+    let n = shape.iter().product::<u64>() as usize;
+    Value::tensor(NDArray { dtype: dt, shape: shape.to_vec(), data: data(rng, dt, n) })
+}
+
+/// A value of each kind but tensor, for argument-kind errors.
+fn not_a_tensor(rng: &mut Rng) -> Value {
+    match rng.below(6) {
+        0 => Value::Null,
+        1 => Value::Shape(Rc::new(vec![2, 1])),
+        2 => Value::Prim(PrimScalar::Int(1, DataType::INT64)),
+        3 => Value::Str("s".into()),
+        4 => Value::Tuple(Rc::new(vec![])),
+        _ => Value::DataType(DataType::FLOAT32),
+    }
+}
+
+/// A dtype attribute: valid mostly, sometimes without storage, ill-kinded or absent.
+fn dtype_attr(rng: &mut Rng, attrs: &mut Attrs, name: &str, absent_pct: u64) {
+    match rng.below(100) {
+        p if p < absent_pct => {}
+        p if p < absent_pct + 3 => attrs.insert(name, AttrValue::Int(3)),
+        p if p < absent_pct + 8 => attrs.insert(name, AttrValue::Str(rng.pick(&BAD_DTYPES).into())),
+        p if p < absent_pct + 10 => attrs.insert(name, AttrValue::None),
+        _ => attrs.insert(name, AttrValue::Str(rng.pick(&DTYPE_NAMES).into())),
+    }
+}
+
+/// An `axis` attribute for a rank-`rank` operand (reductions: `list`).
+fn axis_attr(rng: &mut Rng, attrs: &mut Attrs, rank: usize, list: bool) {
+    let r = rank as i64;
+    let one = |rng: &mut Rng| if rng.pct(90) && r > 0 { rng.range(-r, r - 1) } else { rng.range(-r - 2, r + 1) };
+    match rng.below(12) {
+        0 | 1 => {}
+        2 => attrs.insert("axis", AttrValue::None),
+        3 => attrs.insert("axis", AttrValue::Str("0".into())),
+        4 if list => attrs.insert("axis", AttrValue::List(vec![AttrValue::Str("x".into())])),
+        5 if list => attrs.insert("axis", AttrValue::List(vec![])),
+        6..=8 if list => {
+            let n = rng.range(1, r.max(1));
+            attrs.insert("axis", AttrValue::List((0..n).map(|_| AttrValue::Int(one(rng))).collect()))
+        }
+        _ => attrs.insert("axis", AttrValue::Int(one(rng))),
+    }
+}
+
+fn prim(rng: &mut Rng) -> Value {
+    Value::Prim(match rng.below(10) {
+        0 => PrimScalar::Bool(rng.pct(50)),
+        1..=2 => PrimScalar::Float(float_value(rng), float_dtype(rng)),
+        3 => PrimScalar::Int(int_value(rng, 64, true) as i64, dtype(rng.pick(&["int8", "uint16", "int4", "bool"]))),
+        _ => PrimScalar::Int(rng.range(-300, 300), dtype(rng.pick(&["int64", "int32"]))),
+    })
+}
+
+fn shape_value(rng: &mut Rng) -> Value {
+    let dims: Vec<i64> = match rng.below(40) {
+        0 => vec![-1, 2],
+        1 => vec![1 << 14, 1 << 13],
+        2 => vec![0, 1 << 40],
+        _ => shape(rng).into_iter().map(|d| d as i64).collect(),
+    };
+    Value::Shape(Rc::new(dims))
+}
+
+/// Two operands of mostly equal dtype and broadcasting shapes (in either order).
+fn operand_pair(rng: &mut Rng, dt: DataType) -> (Value, Value) {
+    let s = shape(rng);
+    let t = related(rng, &s);
+    let (s, t) = if rng.pct(50) { (s, t) } else { (t, s) };
+    let dt2 = if rng.pct(93) { dt } else { random_dtype(rng) };
+    (tensor(rng, dt, &s), tensor(rng, dt2, &t))
+}
+
+/// A random call of `op`: its arguments and attributes.
+fn case(rng: &mut Rng, op: Op) -> (Vec<Value>, Attrs) {
+    let mut attrs = Attrs::default();
+    let mut args = match op {
+        Op::LogicalAnd | Op::LogicalOr => {
+            let dt = if rng.pct(90) { DataType::BOOL } else { random_dtype(rng) };
+            let (a, b) = operand_pair(rng, dt);
+            vec![a, b]
+        }
+        Op::LogicalNot => {
+            let dt = if rng.pct(85) { DataType::BOOL } else { random_dtype(rng) };
+            vec![any_tensor(rng, Some(dt))]
+        }
+        Op::Negative | Op::Abs | Op::Relu => vec![any_tensor(rng, None)],
+        Op::Exp | Op::Log | Op::Sqrt | Op::Tanh | Op::Sigmoid => {
+            let dt = if rng.pct(85) { float_dtype(rng) } else { random_dtype(rng) };
+            vec![any_tensor(rng, Some(dt))]
+        }
+        Op::Softmax => {
+            let dt = if rng.pct(90) { float_dtype(rng) } else { random_dtype(rng) };
+            let s = shape(rng);
+            axis_attr(rng, &mut attrs, s.len(), false);
+            vec![tensor(rng, dt, &s)]
+        }
+        Op::Where => {
+            let dt = random_dtype(rng);
+            let (a, b) = operand_pair(rng, dt);
+            let s = match rng.below(3) {
+                0 => shape(rng),
+                1 => related(rng, &[]),
+                _ => {
+                    let s = shape(rng);
+                    related(rng, &s)
+                }
+            };
+            let cdt = if rng.pct(92) { DataType::BOOL } else { random_dtype(rng) };
+            vec![tensor(rng, cdt, &s), a, b]
+        }
+        Op::Astype => {
+            dtype_attr(rng, &mut attrs, "dtype", 3);
+            vec![any_tensor(rng, None)]
+        }
+        Op::Sum | Op::Mean | Op::Max | Op::Min => {
+            let s = if rng.pct(3) { vec![0, 1 << 40] } else { shape(rng) };
+            axis_attr(rng, &mut attrs, s.len(), true);
+            match rng.below(10) {
+                0 => attrs.insert("keepdims", AttrValue::Int(1)),
+                1..=5 => attrs.insert("keepdims", AttrValue::Bool(rng.pct(50))),
+                _ => {}
+            }
+            let dt = random_dtype(rng);
+            vec![tensor(rng, dt, &s)]
+        }
+        Op::Matmul => matmul_case(rng, &mut attrs),
+        Op::Zeros | Op::Ones => {
+            dtype_attr(rng, &mut attrs, "dtype", 4);
+            vec![shape_value(rng)]
+        }
+        Op::Full => {
+            dtype_attr(rng, &mut attrs, "dtype", 40);
+            let fill = match rng.below(10) {
+                0..=4 => prim(rng),
+                5..=8 => {
+                    let dt = random_dtype(rng);
+                    tensor(rng, dt, &[])
+                }
+                _ => any_tensor(rng, None),
+            };
+            vec![shape_value(rng), fill]
+        }
+        Op::Arange => {
+            dtype_attr(rng, &mut attrs, "dtype", 50);
+            arange_args(rng)
+        }
+        _ => {
+            let dt = random_dtype(rng);
+            let (a, b) = operand_pair(rng, dt);
+            vec![a, b]
+        }
+    };
+    if rng.pct(2) {
+        // A result over 2^26 elements from small operands: an `OpError` before allocating.
+        let big = |rng: &mut Rng, s: &[u64]| tensor(rng, DataType::BOOL, s);
+        if matches!(args.len(), 2 | 3) && args.iter().all(|a| matches!(a, Value::Tensor(_))) {
+            let n = args.len();
+            args[n - 2] = big(rng, &[1 << 14, 1]);
+            args[n - 1] = big(rng, &[1, 1 << 13]);
+        }
+    }
+    if rng.pct(5) {
+        // A wrong argument kind, or a wrong count.
+        match rng.below(3) {
+            0 if !args.is_empty() => {
+                let i = rng.below(args.len() as u64) as usize;
+                args[i] = not_a_tensor(rng);
+            }
+            1 => {
+                args.pop();
+            }
+            _ => args.push(args.first().cloned().unwrap_or(Value::Null)),
+        }
+    }
+    (args, attrs)
+}
+
+fn matmul_case(rng: &mut Rng, attrs: &mut Attrs) -> Vec<Value> {
+    let dim = |rng: &mut Rng| if rng.pct(5) { 0 } else { rng.range(1, 4) as u64 };
+    let (n, k, m) = (dim(rng), dim(rng), dim(rng));
+    let k2 = if rng.pct(8) { k + 1 } else { k };
+    let batch: Vec<u64> = (0..rng.range(0, 2)).map(|_| dim(rng)).collect();
+    let other = related(rng, &batch);
+    let (ba, bb) = if rng.pct(50) { (batch, other) } else { (other, batch) };
+    let mut a_shape = if rng.pct(20) { vec![k] } else { [ba, vec![n, k]].concat() };
+    let b_shape = if rng.pct(20) { vec![k2] } else { [bb, vec![k2, m]].concat() };
+    if rng.pct(3) {
+        a_shape.clear();
+    }
+    let dt = random_dtype(rng);
+    let dt2 = if rng.pct(90) { dt } else { random_dtype(rng) };
+    if rng.pct(30) {
+        dtype_attr(rng, attrs, "out_dtype", 0);
+    }
+    vec![tensor(rng, dt, &a_shape), tensor(rng, dt2, &b_shape)]
+}
+
+/// `arange` arguments whose result is small, or over the limit (refused before any
+/// work): a legal result of millions of elements would only make the test slow.
+fn arange_args(rng: &mut Rng) -> Vec<Value> {
+    loop {
+        let args = arange_try(rng);
+        let num = |v: &Value| match v {
+            Value::Prim(PrimScalar::Int(i, _)) => *i as f64,
+            Value::Prim(PrimScalar::Float(f, _)) => *f,
+            Value::Prim(PrimScalar::Bool(b)) => *b as u8 as f64,
+            _ => 0.0,
+        };
+        let len = ((num(&args[1]) - num(&args[0])) / num(&args[2])).ceil();
+        if !(1e5..=(1u64 << 26) as f64).contains(&len) {
+            return args;
+        }
+    }
+}
+
+fn arange_try(rng: &mut Rng) -> Vec<Value> {
+    let int = |v: i64| Value::Prim(PrimScalar::Int(v, DataType::INT64));
+    let float = |v: f64| Value::Prim(PrimScalar::Float(v, DataType::FLOAT32));
+    match rng.below(10) {
+        0..=4 => {
+            let step = rng.pick(&[1, 1, 2, 3, -1, -2, 0]);
+            vec![int(rng.range(-5, 5)), int(rng.range(-10, 20)), int(step)]
+        }
+        5..=6 => {
+            let step = rng.pick(&[0.5, 0.25, -0.5, 1.0, 0.1, 0.0, -0.0]);
+            vec![float(rng.range(-20, 20) as f64 / 4.0), float(rng.range(-20, 20) as f64 / 4.0), float(step)]
+        }
+        7 => vec![int(rng.range(-5, 5)), float(rng.range(-5, 20) as f64 / 3.0), int(rng.pick(&[1, 2]))],
+        8 => vec![prim(rng), prim(rng), prim(rng)],
+        _ => {
+            // Exact integer lengths at the edges of i64 (2^27 elements is over the limit).
+            let (a, b, c) = rng.pick(&[
+                (i64::MIN, i64::MAX, i64::MAX),
+                (i64::MIN, i64::MAX, 1 << 37),
+                (i64::MAX, i64::MIN, -(1 << 50)),
+                (0, 1 << 62, 1 << 50),
+                (1 << 40, -(1 << 62), -1),
+                (i64::MIN, i64::MAX, 1),
+                (-(1 << 62), 1 << 62, 1 << 62),
+                (i64::MAX, i64::MIN, i64::MIN),
+                (i64::MAX - 2, i64::MAX, 1),
+            ]);
+            vec![int(a), int(b), int(c)]
+        }
+    }
+}
+
+/// How one call came out on both sides.
+enum Verdict {
+    Value,
+    Error(&'static str),
+    Poisoned,
+    Mismatch(String),
+}
+
+fn show(r: &Result<Value, String>) -> String {
+    match r {
+        Ok(v) => print_value(v),
+        Err(e) => format!("error {e}"),
+    }
+}
+
+/// Runs `op` on both sides and compares the outcomes.
+fn compare(op: Op, args: &[Value], attrs: &Attrs) -> Verdict {
+    // A small budget, so a huge result is refused at once (resource errors are poisoned).
+    let memory = Memory::new(1 << 26);
+    let oracle = eval_op_standalone(op, args, attrs, Span::SYNTHETIC);
+    if matches!(&oracle, Err(e) if e.kind.is_resource()) {
+        return Verdict::Poisoned;
+    }
+    let Some(eargs) = args.iter().map(|a| from_oracle(a, &memory)).collect::<Option<Vec<_>>>() else {
+        return Verdict::Poisoned;
+    };
+    let engine = run_standalone(op, attrs, &eargs, &memory).expect("a tensor operator lowers to a kernel");
+    if let Err(e) = &engine {
+        if e.kind.is_resource() {
+            return Verdict::Poisoned;
+        }
+    }
+    let agree = match (&oracle, &engine) {
+        (Err(o), Err(e)) => o.kind.name() == e.kind.name() && e.kind.name() != "Crash",
+        (Ok(o), Ok(e)) => to_oracle(e).is_some_and(|e| values_equal(o, &e, 0.0)),
+        _ => false,
+    };
+    match (agree, &oracle) {
+        (true, Ok(_)) => Verdict::Value,
+        (true, Err(e)) => Verdict::Error(e.kind.name()),
+        (false, _) => {
+            let o = oracle.map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
+            let e = engine
+                .map(|v| to_oracle(&v).unwrap_or(Value::Null))
+                .map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
+            let shown: Vec<String> = args.iter().map(print_value).collect();
+            Verdict::Mismatch(format!(
+                "{op}\n  attrs: {:?}\n  args:\n    {}\n  oracle: {}\n  engine: {}",
+                attrs.0,
+                shown.join("\n    "),
+                show(&o),
+                show(&e)
+            ))
+        }
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[derive(Default)]
+struct Tally {
+    values: u64,
+    errors: BTreeMap<&'static str, u64>,
+    poisoned: u64,
+    mismatches: Vec<String>,
+}
+
+#[test]
+fn kernels_agree_with_the_oracle_on_random_calls() {
+    let cases = env_u64("KERNELS_AGREE_CASES", 10_000);
+    let seed = env_u64("KERNELS_AGREE_SEED", 0x5EED);
+    let mut total_mismatches = 0;
+    let mut report = String::new();
+    for (i, &op) in OPS.iter().enumerate() {
+        let mut tally = Tally::default();
+        let started = std::time::Instant::now();
+        for c in 0..cases {
+            let case_seed = seed ^ ((i as u64) << 40) ^ c;
+            let mut rng = Rng(case_seed);
+            let (args, attrs) = case(&mut rng, op);
+            match compare(op, &args, &attrs) {
+                Verdict::Value => tally.values += 1,
+                Verdict::Error(k) => *tally.errors.entry(k).or_default() += 1,
+                Verdict::Poisoned => tally.poisoned += 1,
+                Verdict::Mismatch(m) => tally.mismatches.push(format!("case seed {case_seed:#x}: {m}")),
+            }
+        }
+        report.push_str(&format!(
+            "{op:>20}: {} values, errors {:?}, {} poisoned, {} mismatches ({:.1?})\n",
+            tally.values,
+            tally.errors,
+            tally.poisoned,
+            tally.mismatches.len(),
+            started.elapsed()
+        ));
+        for m in tally.mismatches.iter().take(3) {
+            eprintln!("MISMATCH {m}\n");
+        }
+        total_mismatches += tally.mismatches.len();
+        // Every operator must be exercised on values and on errors, not only one of them.
+        assert!(tally.values * 5 >= cases, "{op}: only {} of {cases} cases compared values", tally.values);
+        assert!(!tally.errors.is_empty() || cases < 100, "{op}: no error case");
+    }
+    eprintln!("{report}");
+    assert_eq!(total_mismatches, 0, "the engine and the oracle disagree (see MISMATCH above)");
+}
+
+/// Hand-picked corner cases, each compared as the random ones are.
+#[test]
+fn corner_cases_agree() {
+    let t = |dt: &str, shape: &[u64], data: TensorData| {
+        Value::tensor(NDArray { dtype: dtype(dt), shape: shape.to_vec(), data })
+    };
+    let i64s = |v: &[i64]| t("int64", &[v.len() as u64], TensorData::I64(v.to_vec()));
+    let f32s = |v: &[f32]| t("float32", &[v.len() as u64], TensorData::F32(v.to_vec()));
+    let f16s =
+        |v: &[f32]| t("float16", &[v.len() as u64], TensorData::F16(v.iter().map(|x| f16::from_f32(*x)).collect()));
+    let with = |k: &str, v: AttrValue| {
+        let mut a = Attrs::default();
+        a.insert(k, v);
+        a
+    };
+    let none = Attrs::default();
+    let calls: Vec<(Op, Vec<Value>, Attrs)> = vec![
+        (Op::Divide, vec![i64s(&[i64::MIN, 7, -7]), i64s(&[-1, -2, 2])], none.clone()),
+        (Op::FloorDivide, vec![i64s(&[i64::MIN, 7, -7]), i64s(&[-1, -2, 2])], none.clone()),
+        (Op::Divide, vec![i64s(&[1, 2]), i64s(&[0])], none.clone()),
+        (
+            Op::FloorDivide,
+            vec![t("bool", &[1], TensorData::Bool(vec![true])), t("bool", &[], TensorData::Bool(vec![false]))],
+            none.clone(),
+        ),
+        (Op::Divide, vec![i64s(&[]), i64s(&[0])], none.clone()),
+        (Op::Power, vec![i64s(&[3, 2]), i64s(&[40, -1])], none.clone()),
+        (Op::Power, vec![i64s(&[3, 0]), i64s(&[41, 0])], none.clone()),
+        (Op::Negative, vec![i64s(&[i64::MIN])], none.clone()),
+        (Op::Abs, vec![t("int8", &[2], TensorData::I8(vec![i8::MIN, -3]))], none.clone()),
+        (Op::Maximum, vec![f32s(&[f32::NAN, 1.0, -0.0]), f32s(&[1.0, f32::NAN, 0.0])], none.clone()),
+        (Op::Relu, vec![f32s(&[f32::NAN, -1.0, -0.0])], none.clone()),
+        (Op::Add, vec![f16s(&[1.0, 60000.0]), f16s(&[0.00048828125, 60000.0])], none.clone()),
+        (Op::Sum, vec![f32s(&[-0.0])], none.clone()),
+        (Op::Sum, vec![f16s(&[2048.0, 1.0, 1.0, 1.0])], none.clone()),
+        (Op::Mean, vec![t("int32", &[2], TensorData::I32(vec![-3, -4]))], none.clone()),
+        (Op::Mean, vec![t("int32", &[0, 3], TensorData::I32(vec![]))], with("axis", AttrValue::Int(0))),
+        (Op::Mean, vec![f16s(&[1.0; 3000])], none.clone()),
+        (Op::Max, vec![f32s(&[])], none.clone()),
+        (Op::Softmax, vec![f32s(&[1000.0, 1000.0, f32::NEG_INFINITY])], none.clone()),
+        (Op::Softmax, vec![f32s(&[f32::NEG_INFINITY, f32::NEG_INFINITY])], none.clone()),
+        (Op::Softmax, vec![t("float32", &[], TensorData::F32(vec![1.0]))], none.clone()),
+        (Op::Astype, vec![f32s(&[127.9, -128.9])], with("dtype", AttrValue::Str("int8".into()))),
+        (Op::Astype, vec![f32s(&[128.0])], with("dtype", AttrValue::Str("int8".into()))),
+        (Op::Astype, vec![f32s(&[f32::NAN])], with("dtype", AttrValue::Str("bool".into()))),
+        (Op::Astype, vec![i64s(&[(1 << 62) + 1, 16_777_217])], with("dtype", AttrValue::Str("float32".into()))),
+        (Op::Astype, vec![i64s(&[70000])], with("dtype", AttrValue::Str("float16".into()))),
+        (Op::Astype, vec![f32s(&[-0.5])], with("dtype", AttrValue::Str("uint8".into()))),
+        (
+            Op::Matmul,
+            vec![t("int8", &[2], TensorData::I8(vec![100, 100])), t("int8", &[2], TensorData::I8(vec![3, 3]))],
+            none.clone(),
+        ),
+        (Op::Matmul, vec![f32s(&[1e8, 1.0, -1e8]), f32s(&[1.0, 1.0, 1.0])], none.clone()),
+        (Op::Matmul, vec![f32s(&[1.5, 2.5]), f32s(&[1.0, 1.0])], with("out_dtype", AttrValue::Str("int32".into()))),
+        (
+            Op::Arange,
+            vec![
+                Value::Prim(PrimScalar::Int(0, DataType::INT64)),
+                Value::Prim(PrimScalar::Int(300, DataType::INT64)),
+                Value::Prim(PrimScalar::Int(100, DataType::INT64)),
+            ],
+            with("dtype", AttrValue::Str("int8".into())),
+        ),
+        (
+            Op::Full,
+            vec![Value::Shape(Rc::new(vec![2])), Value::Prim(PrimScalar::Int(300, dtype("int8")))],
+            none.clone(),
+        ),
+        (
+            Op::Full,
+            vec![Value::Shape(Rc::new(vec![2])), Value::Prim(PrimScalar::Float(2.7, DataType::FLOAT32))],
+            with("dtype", AttrValue::Str("uint8".into())),
+        ),
+        (Op::Zeros, vec![Value::Shape(Rc::new(vec![1 << 27]))], with("dtype", AttrValue::Str("int8".into()))),
+        (Op::Ones, vec![Value::Shape(Rc::new(vec![0, 1 << 40]))], with("dtype", AttrValue::Str("bool".into()))),
+    ];
+    let mut bad = Vec::new();
+    for (op, args, attrs) in calls {
+        if let Verdict::Mismatch(m) = compare(op, &args, &attrs) {
+            bad.push(m);
+        }
+    }
+    assert!(bad.is_empty(), "mismatches:\n{}", bad.join("\n\n"));
+}
+
+/// A tensor that something is writing is an `OpError` on both sides.
+#[test]
+fn a_tensor_being_written_is_an_op_error_on_both_sides() {
+    let memory = Memory::new(1 << 20);
+    let x = Value::tensor(NDArray { dtype: DataType::INT32, shape: vec![2], data: TensorData::I32(vec![1, 0]) });
+    let ex = from_oracle(&x, &memory).expect("converts");
+    let (Value::Tensor(ot), optimized::Value::Tensor(et)) = (&x, &ex) else { panic!() };
+    let _held = (ot.borrow_mut(), et.data_mut().expect("not borrowed yet"));
+    let mean = {
+        let mut a = Attrs::default();
+        a.insert("axis", AttrValue::List(vec![]));
+        a
+    };
+    for (op, attrs) in [(Op::Add, Attrs::default()), (Op::Divide, Attrs::default()), (Op::Mean, mean)] {
+        let args: Vec<Value> = if op == Op::Mean { vec![x.clone()] } else { vec![x.clone(), x.clone()] };
+        let eargs: Vec<optimized::Value> = if op == Op::Mean { vec![ex.clone()] } else { vec![ex.clone(), ex.clone()] };
+        let Err(o) = eval_op_standalone(op, &args, &attrs, Span::SYNTHETIC) else { panic!("the oracle accepts") };
+        let e = run_standalone(op, &attrs, &eargs, &memory).expect("a kernel").expect_err("the engine refuses");
+        assert_eq!((o.kind.name(), e.kind.name()), ("OpError", "OpError"), "{op}");
+    }
+}
