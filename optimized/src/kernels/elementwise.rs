@@ -444,7 +444,7 @@ mod tests {
             t(&mem, DType::Bool, &[1, 1 << 13], &[0u8; 1 << 13]),
         );
         let e = run(Op::LogicalAnd, &none, &[a.clone(), b], &mem).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::OpError, "2^27 elements is over the limit, whatever the memory");
+        assert_eq!(e.kind, ErrorKind::MemoryExhausted, "2^27 elements are over a 64 KiB budget");
         let i = t(&mem, DType::I8, &[2], &[1i8, 2]);
         for args in [vec![a.clone()], vec![a.clone(), Value::Null], vec![a.clone(), i.clone()], vec![i.clone(), i]] {
             let e = run(Op::LogicalOr, &none, &args, &mem).unwrap_err();
