@@ -90,7 +90,7 @@ impl<'a> Gen<'a, '_> {
         let all_lit = dims.iter().all(|d| d.as_lit().is_some());
         match self.pick(6) {
             1 if all_lit && Ty::elems(dims) <= 16 => {
-                let shape: Vec<u64> = dims.iter().map(|d| d.hi as u64).collect();
+                let shape: Vec<u64> = dims.iter().map(|d| d.as_lit().unwrap_or(d.hi) as u64).collect();
                 self.random_constant(dtype, &shape)
             }
             2 => {

@@ -280,7 +280,8 @@ impl<'a> Gen<'a, '_> {
                     let mut yd = xd.clone();
                     yd[axis] = self.new_dim(sc);
                     out[axis] =
-                        Dim { e: dim_op(PrimBinOp::Add, &out[axis].e, &yd[axis].e), hi: out[axis].hi + yd[axis].hi };
+                        Dim { e: dim_op(PrimBinOp::Add, &out[axis].e, &yd[axis].e), hi: out[axis].hi + yd[axis].hi }
+                            .settled();
                     parts.push(self.arg_of(&Ty::tensor(yd, dt), sc));
                 }
                 if !self.fits(&out) {

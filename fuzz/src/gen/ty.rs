@@ -38,7 +38,16 @@ impl Dim {
             PrimBinOp::Min => a.hi.min(b.hi),
             _ => a.hi,
         };
-        Dim { e: spec_model::ops::dim_op(op, &a.e, &b.e), hi }
+        Dim { e: spec_model::ops::dim_op(op, &a.e, &b.e), hi }.settled()
+    }
+
+    /// A dimension that folded to a literal is bounded by exactly that literal (an upper
+    /// bound computed from its operands may be larger: `3 - 2` is 1, not at most 3).
+    pub fn settled(mut self) -> Dim {
+        if let Some(v) = self.e.as_int() {
+            self.hi = v;
+        }
+        self
     }
 }
 
@@ -206,7 +215,7 @@ pub fn subst_dim(d: &Dim, map: &HashMap<PrimVar, Dim>) -> Dim {
             _ => own,
         }
     }
-    Dim { e: subst_prim(&d.e, map), hi: bound(&d.e, map, d.hi) }
+    Dim { e: subst_prim(&d.e, map), hi: bound(&d.e, map, d.hi) }.settled()
 }
 
 /// A scalar of `dtype` for a literal: small, so arithmetic on it cannot overflow.
