@@ -102,18 +102,53 @@ fn map<T: Num, U: Num>(cx: &KernelCx, a: &Tensor, dtype: DType, f: impl Fn(T) ->
 /// Floats are IEEE (`floor_divide` is `floor(x / y)`); `maximum`/`minimum` give NaN when
 /// either operand is NaN; `bool` is `uint1`. Errors (`OpError`): not two tensors;
 /// different dtypes; shapes that do not broadcast.
-pub fn arith(_: &Lowering, op: Arith) -> Box<dyn Kernel> {
-    Box::new(ArithKernel(op))
+pub fn arith(l: &Lowering, op: Arith) -> Box<dyn Kernel> {
+    Box::new(ArithKernel { op, typed: Typed::of(l, arith_fn) })
 }
 
-struct ArithKernel(Arith);
+/// A kernel instance for one dtype, chosen at compile time when the static StructInfo
+/// gives the operands' dtype, else when the call runs.
+struct Typed<F> {
+    dtype: DType,
+    f: F,
+}
+
+impl<F: Copy> Typed<F> {
+    /// The instance for the dtype the operands statically share (unary: the operand's).
+    fn of(l: &Lowering, pick: fn(DType) -> F) -> Option<Typed<F>> {
+        let d = l.dtype(0)?;
+        if l.args.len() > 1 && l.dtype(1) != Some(d) {
+            return None;
+        }
+        Some(Typed { dtype: d, f: pick(d) })
+    }
+
+    /// The instance for `d`: the compiled one when it fits, else picked now.
+    fn get(this: &Option<Typed<F>>, d: DType, pick: fn(DType) -> F) -> F {
+        match this {
+            Some(t) if t.dtype == d => t.f,
+            _ => pick(d),
+        }
+    }
+}
+
+type ArithFn = fn(&KernelCx, Arith, (&Tensor, &Tensor), &[u64]) -> Result<Value>;
+
+fn arith_fn(d: DType) -> ArithFn {
+    with_num!(d, T => arith_typed::<T> as ArithFn)
+}
+
+struct ArithKernel {
+    op: Arith,
+    typed: Option<Typed<ArithFn>>,
+}
 
 impl Kernel for ArithKernel {
     fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
         let (a, b) = two(cx, args)?;
         same_dtype(cx, a, b)?;
         let shape = broadcast(cx, &[a.shape(), b.shape()])?;
-        with_num!(a.dtype(), T => arith_typed::<T>(cx, self.0, (a, b), &shape))
+        Typed::get(&self.typed, a.dtype(), arith_fn)(cx, self.op, (a, b), &shape)
     }
 }
 
@@ -149,18 +184,27 @@ fn arith_typed<T: Num>(cx: &KernelCx, op: Arith, (a, b): (&Tensor, &Tensor), sha
 /// elementwise comparison with NumPy broadcasting; the result is `bool`. Floats compare
 /// as IEEE (NaN is unordered and unequal to everything; `-0.0 == 0.0`); `false < true`.
 /// Errors: as OP-add.
-pub fn compare(_: &Lowering, op: Compare) -> Box<dyn Kernel> {
-    Box::new(CompareKernel(op))
+pub fn compare(l: &Lowering, op: Compare) -> Box<dyn Kernel> {
+    Box::new(CompareKernel { op, typed: Typed::of(l, compare_fn) })
 }
 
-struct CompareKernel(Compare);
+type CompareFn = fn(&KernelCx, Compare, (&Tensor, &Tensor), &[u64]) -> Result<Value>;
+
+fn compare_fn(d: DType) -> CompareFn {
+    with_num!(d, T => compare_typed::<T> as CompareFn)
+}
+
+struct CompareKernel {
+    op: Compare,
+    typed: Option<Typed<CompareFn>>,
+}
 
 impl Kernel for CompareKernel {
     fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
         let (a, b) = two(cx, args)?;
         same_dtype(cx, a, b)?;
         let shape = broadcast(cx, &[a.shape(), b.shape()])?;
-        with_num!(a.dtype(), T => compare_typed::<T>(cx, self.0, (a, b), &shape))
+        Typed::get(&self.typed, a.dtype(), compare_fn)(cx, self.op, (a, b), &shape)
     }
 }
 
@@ -221,26 +265,43 @@ impl Kernel for LogicalNotKernel {
 /// OP-sqrt, OP-tanh, OP-sigmoid (`1 / (1 + exp(-x))`; float dtypes only; float16
 /// computed in float32 and rounded once). The result has the operand's shape and dtype.
 /// Errors: not a tensor; a floating-point function of a non-float tensor.
-pub fn unary(_: &Lowering, op: Unary) -> Box<dyn Kernel> {
-    Box::new(UnaryKernel(op))
+pub fn unary(l: &Lowering, op: Unary) -> Box<dyn Kernel> {
+    Box::new(UnaryKernel { op, typed: Typed::of(l, unary_fn) })
 }
 
-struct UnaryKernel(Unary);
+type UnaryFn = fn(&KernelCx, &Tensor, Unary) -> Result<Value>;
+
+fn unary_fn(d: DType) -> UnaryFn {
+    fn no_float(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+        match op {
+            Unary::Negative | Unary::Abs | Unary::Relu => with_num!(a.dtype(), T => num_map::<T>(cx, a, op)),
+            _ => Err(not_float(cx, a.dtype())),
+        }
+    }
+    fn real<T: Real>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+        match op {
+            Unary::Negative | Unary::Abs | Unary::Relu => num_map::<T>(cx, a, op),
+            f => real_map::<T>(cx, a, f),
+        }
+    }
+    match d {
+        DType::F16 => real::<half::f16>,
+        DType::F32 => real::<f32>,
+        DType::F64 => real::<f64>,
+        _ => no_float,
+    }
+}
+
+struct UnaryKernel {
+    op: Unary,
+    typed: Option<Typed<UnaryFn>>,
+}
 
 impl Kernel for UnaryKernel {
     fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
         cx.arity(args, 1)?;
         let a = operand(cx, args, 0, "the operand")?;
-        let d = a.dtype();
-        match self.0 {
-            op @ (Unary::Negative | Unary::Abs | Unary::Relu) => with_num!(d, T => num_map::<T>(cx, a, op)),
-            f => match d {
-                DType::F16 => real_map::<half::f16>(cx, a, f),
-                DType::F32 => real_map::<f32>(cx, a, f),
-                DType::F64 => real_map::<f64>(cx, a, f),
-                _ => Err(not_float(cx, d)),
-            },
-        }
+        Typed::get(&self.typed, a.dtype(), unary_fn)(cx, a, self.op)
     }
 }
 
@@ -408,6 +469,29 @@ mod tests {
 
     fn t<T: crate::dtype::Element>(mem: &Rc<Memory>, d: DType, shape: &[u64], v: &[T]) -> Value {
         Value::tensor(Tensor::from_slice(d, shape, v, mem).unwrap())
+    }
+
+    /// A kernel compiled for the dtype the static StructInfo gives runs that instance;
+    /// given other dtypes (a StructInfo the values do not have), it picks at run time.
+    #[test]
+    fn the_static_dtype_picks_the_instance_and_other_dtypes_still_run() {
+        use spec_model::grammar::{DataType, StructInfo, StructInfoKind};
+        let mem = Memory::new(1 << 20);
+        let f32_si = StructInfo::new(
+            StructInfoKind::Tensor { shape: None, dtype: DataType::FLOAT32, ndim: -1 },
+            spec_model::Span::SYNTHETIC,
+        );
+        let statics = [Some(f32_si.clone()), Some(f32_si)];
+        let attrs = Attrs::default();
+        let l = Lowering { op: Op::Add, attrs: &attrs, args: &statics };
+        let k = arith(&l, Arith::Add);
+        let cx = KernelCx { op: Op::Add, span: spec_model::Span::SYNTHETIC, memory: &mem };
+        let floats = [t(&mem, DType::F32, &[2], &[1.5f32, 2.0]), t(&mem, DType::F32, &[], &[1.0f32])];
+        let Value::Tensor(r) = k.run(&cx, &floats).unwrap() else { panic!("a tensor") };
+        assert_eq!(&*r.elements::<f32>().unwrap(), &[2.5, 3.0]);
+        let ints = [t(&mem, DType::I32, &[2], &[i32::MAX, 2]), t(&mem, DType::I32, &[], &[1i32])];
+        let Value::Tensor(r) = k.run(&cx, &ints).unwrap() else { panic!("a tensor") };
+        assert_eq!(&*r.elements::<i32>().unwrap(), &[i32::MIN, 3]);
     }
 
     fn run(op: Op, attrs: &Attrs, args: &[Value], mem: &Rc<Memory>) -> Result<Vec<f64>> {

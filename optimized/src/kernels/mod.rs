@@ -39,6 +39,16 @@ pub struct Lowering<'a> {
     pub args: &'a [Option<StructInfo>],
 }
 
+impl Lowering<'_> {
+    /// The dtype of argument `i`, when its static StructInfo gives one with storage.
+    pub fn dtype(&self, i: usize) -> Option<DType> {
+        match &*self.args.get(i)?.as_ref()?.kind {
+            spec_model::grammar::StructInfoKind::Tensor { dtype, .. } if !dtype.is_void() => DType::of(*dtype),
+            _ => None,
+        }
+    }
+}
+
 /// The context a kernel runs in: which operator (its rule names the errors), where
 /// the call is, and the memory budget tensors are allocated from.
 pub struct KernelCx<'a> {
