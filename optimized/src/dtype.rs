@@ -130,60 +130,6 @@ impl Element for u8 {
     const DTYPE: DType = DType::U8;
 }
 
-/// Runs `$body` with `$t` bound to the storage type of `$dtype` (`bool` as `u8`), for
-/// code generic over the element type: `with_element!(t.dtype(), T => sum::<T>(...))`.
-#[macro_export]
-macro_rules! with_element {
-    ($dtype:expr, $t:ident => $body:expr) => {
-        match $dtype {
-            $crate::dtype::DType::Bool | $crate::dtype::DType::U8 => {
-                type $t = u8;
-                $body
-            }
-            $crate::dtype::DType::I8 => {
-                type $t = i8;
-                $body
-            }
-            $crate::dtype::DType::I16 => {
-                type $t = i16;
-                $body
-            }
-            $crate::dtype::DType::I32 => {
-                type $t = i32;
-                $body
-            }
-            $crate::dtype::DType::I64 => {
-                type $t = i64;
-                $body
-            }
-            $crate::dtype::DType::U16 => {
-                type $t = u16;
-                $body
-            }
-            $crate::dtype::DType::U32 => {
-                type $t = u32;
-                $body
-            }
-            $crate::dtype::DType::U64 => {
-                type $t = u64;
-                $body
-            }
-            $crate::dtype::DType::F16 => {
-                type $t = half::f16;
-                $body
-            }
-            $crate::dtype::DType::F32 => {
-                type $t = f32;
-                $body
-            }
-            $crate::dtype::DType::F64 => {
-                type $t = f64;
-                $body
-            }
-        }
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +138,7 @@ mod tests {
     fn dtypes_round_trip_through_data_types() {
         for d in DType::ALL {
             assert_eq!(DType::of(d.data_type()), Some(d));
-            let size = with_element!(d, T => std::mem::size_of::<T>());
+            let size = crate::with_num!(d, T => std::mem::size_of::<T>());
             assert_eq!(size, d.size(), "{d}");
         }
         assert_eq!(DType::of(DataType::void()), None);

@@ -4,7 +4,7 @@
 
 use crate::buffer::{Buffer, Memory, OverBudget};
 use crate::dtype::{DType, Element};
-use crate::with_element;
+use crate::with_num;
 use half::f16;
 use spec_model::grammar::{NDArray, TensorData};
 use std::cell::{Ref, RefCell, RefMut};
@@ -152,7 +152,7 @@ impl Tensor {
             return None;
         }
         let b = self.data()?;
-        Some(with_element!(self.dtype, T => crate::scalar::to_f64(b.as_slice::<T>(self.numel)[i])))
+        Some(with_num!(self.dtype, T => crate::scalar::to_f64(b.as_slice::<T>(self.numel)[i])))
     }
 }
 

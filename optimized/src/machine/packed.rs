@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::over_budget;
 use crate::tensor::Tensor;
 use crate::value::Value;
-use crate::with_element;
+use crate::with_num;
 use spec_model::Span;
 use std::rc::Rc;
 
@@ -95,7 +95,7 @@ impl Run<'_> {
                 if !Rc::ptr_eq(src, dst) {
                     let (from, mut to) = (src.data(), dst.data_mut());
                     match (&from, &mut to) {
-                        (Some(from), Some(to)) => with_element!(src.dtype(), T => {
+                        (Some(from), Some(to)) => with_num!(src.dtype(), T => {
                             let n = src.numel();
                             to.as_mut_slice::<T>(n).copy_from_slice(from.as_slice::<T>(n));
                         }),

@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, Result};
 use crate::kernels::run_standalone;
 use crate::tensor::Tensor;
 use crate::value::Value;
-use crate::{with_element, Memory};
+use crate::{with_num, Memory};
 use spec_model::grammar::{AttrValue, Attrs};
 use spec_model::ops::Op;
 use std::rc::Rc;
@@ -286,10 +286,10 @@ fn every_dtype_moves_exactly() {
         let Value::Tensor(yt) = &y else { panic!() };
         assert_eq!((yt.dtype(), yt.shape()), (d, xt.shape()));
         assert_eq!(yt.data().unwrap().bytes(), xt.data().unwrap().bytes(), "{d}");
-        let first = with_element!(d, T => format!("{:?}", xt.elements::<T>().unwrap()[1]));
+        let first = with_num!(d, T => format!("{:?}", xt.elements::<T>().unwrap()[1]));
         let taken = run(Op::Take, &Attrs::default(), &[x.clone(), ints(&[], &[1], &m)], &m).unwrap();
         let Value::Tensor(tt) = taken else { panic!() };
-        assert_eq!(with_element!(d, T => format!("{:?}", tt.elements::<T>().unwrap()[0])), first);
+        assert_eq!(with_num!(d, T => format!("{:?}", tt.elements::<T>().unwrap()[0])), first);
     }
 }
 
