@@ -22,8 +22,9 @@ pub struct Interval {
     pub hi: Option<i128>,
 }
 
+/// A bound kept only within `LIMIT` (`i128::MIN` has no `abs`: compare unsigned).
 fn clamp(v: Option<i128>) -> Option<i128> {
-    v.filter(|x| x.abs() <= LIMIT)
+    v.filter(|x| x.unsigned_abs() <= LIMIT as u128)
 }
 
 impl Interval {
@@ -318,5 +319,22 @@ impl Analysis<Shape> for ShapeAnalysis {
             let lit = egraph.add(Shape::Num(c));
             egraph.union(id, lit);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A product can be exactly `i128::MIN` (`-2^63 * 2^64`), which has no `abs`: it
+    /// must be dropped as out of range, and its negation must not overflow (found by
+    /// `cargo fuzz run diff_exec`).
+    #[test]
+    fn the_most_negative_product_is_dropped_not_negated() {
+        let p = Interval::exact(-(1i128 << 63)).mul(Interval::exact(1i128 << 64));
+        assert_eq!(p, Interval::ANY);
+        assert_eq!(p.neg(), Interval::ANY);
+        let q = Interval::new(Some(i128::MIN), Some(i128::MAX));
+        assert_eq!(q.neg().add(q), Interval::ANY);
     }
 }
