@@ -438,6 +438,13 @@ fn empty_tensors_with_huge_dimensions() {
     expect(&call("relax.take", vec![e.clone(), idx], &[("axis", int(1))]), "float32", &[0, 2, 1 << 40], &[]);
     expect_err(call("relax.sum", vec![e.clone()], &[("axis", int(0))]), ErrorKind::MemoryExhausted, "LIMIT-memory");
     expect(&call("relax.sum", vec![e], &[("axis", int(1))]), "float32", &[0, 1 << 40], &[]);
+    // No loop over the (empty) rows: these return at once, not after 2^40 iterations.
+    let wide = t("int32", &[1 << 40, 0], &[]);
+    let joined = call("relax.concat", vec![tuple(vec![wide.clone(), wide])], &[("axis", int(1))]);
+    expect(&joined, "int32", &[1 << 40, 0], &[]);
+    let x = t("float32", &[1 << 40, 3, 0], &[]);
+    let taken = call("relax.take", vec![x, t("int64", &[1], &[1.0])], &[("axis", int(1))]);
+    expect(&taken, "float32", &[1 << 40, 1, 0], &[]);
 }
 
 #[test]

@@ -123,7 +123,10 @@ pub(crate) fn concat(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
         }
         shape[axis] = shape[axis].saturating_add(t.shape[axis]);
     }
-    cx.numel(&shape)?;
+    if cx.numel(&shape)? == 0 {
+        // Nothing to copy, however many (empty) rows the other dimensions make.
+        return Ok(tensor_value(first.dtype, shape, cx.storage(first.dtype)?));
+    }
     let outer = product(&shape[..axis]).unwrap_or(0) as usize;
     let inner = product(&shape[axis + 1..]).unwrap_or(0) as usize;
     let chunks: Vec<usize> = ts.iter().map(|t| (t.shape[axis] as usize).saturating_mul(inner)).collect();
@@ -282,6 +285,10 @@ pub(crate) fn take(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
             }
         })
         .collect::<EvalResult<_>>()?;
+    if cx.numel(&shape)? == 0 {
+        // Nothing to gather, however many (empty) rows the other dimensions make.
+        return Ok(tensor_value(a.dtype, shape, cx.storage(a.dtype)?));
+    }
     let (d, inner) = (d as usize, inner as usize);
     let at = (0..outer as usize)
         .flat_map(|o| positions.iter().flat_map(move |&j| (0..inner).map(move |i| (o * d + j) * inner + i)));
