@@ -123,15 +123,23 @@ pub(crate) fn constant(a: &NDArray) -> Doc {
         let stride: usize = a.shape[dim + 1..].iter().map(|d| *d as usize).product();
         list((0..n).map(|i| nested(a, dim + 1, offset + i * stride)).collect())
     }
+    let dtype = || txt(string_lit(&a.dtype.to_string()));
+    let shape_kw = || txt("shape=").append(tuple(a.shape.iter().map(|d| txt(d.to_string())).collect()));
+    // An empty tensor whose nested lists would be many (`[2^40, 0]` is 2^40 empty lists)
+    // prints its shape instead.
+    let lists = a.shape.iter().take_while(|d| **d != 0).fold(1u64, |n, d| n.saturating_mul(*d));
+    if a.data.is_empty() && a.shape.contains(&0) && lists > 1 << 12 {
+        return call("R.const", vec![txt("[]"), dtype(), shape_kw()]);
+    }
     let count = a.shape.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?));
     if count != Some(a.data.len()) {
         // Only an AST built by hand can break this invariant; say so instead of indexing out of range.
         return txt(format!("<constant with {} elements for shape {:?}>", a.data.len(), a.shape));
     }
-    let mut args = vec![nested(a, 0, 0), txt(string_lit(&a.dtype.to_string()))];
+    let mut args = vec![nested(a, 0, 0), dtype()];
     // `[]` says (0,): a zero before the last dimension hides the dimensions after it.
     if a.shape.len() > 1 && a.shape[..a.shape.len() - 1].contains(&0) {
-        args.push(txt("shape=").append(tuple(a.shape.iter().map(|d| txt(d.to_string())).collect())));
+        args.push(shape_kw());
     }
     call("R.const", args)
 }
