@@ -55,6 +55,8 @@ pub struct KernelCx<'a> {
     pub op: Op,
     pub span: Span,
     pub memory: &'a Rc<Memory>,
+    /// Threads a large kernel may split across (at least 1).
+    pub threads: usize,
 }
 
 impl KernelCx<'_> {
@@ -271,7 +273,7 @@ pub fn lower(l: &Lowering) -> Lowered {
 pub fn run_standalone(op: Op, attrs: &Attrs, args: &[Value], memory: &Rc<Memory>) -> Option<Result<Value>> {
     let statics: Vec<Option<StructInfo>> = vec![None; args.len()];
     match lower(&Lowering { op, attrs, args: &statics }) {
-        Lowered::Kernel(k) => Some(k.run(&KernelCx { op, span: Span::SYNTHETIC, memory }, args)),
+        Lowered::Kernel(k) => Some(k.run(&KernelCx { op, span: Span::SYNTHETIC, memory, threads: 1 }, args)),
         Lowered::Notable(_) => None,
     }
 }

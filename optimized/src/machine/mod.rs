@@ -29,11 +29,18 @@ pub struct Limits {
     pub max_depth: usize,
     /// Bytes of tensors held at once.
     pub memory: usize,
+    /// Threads a large kernel may split across (1: everything on the calling thread).
+    pub threads: usize,
+}
+
+/// The thread count `RELAX_THREADS` asks for (1 when unset or not a positive number).
+pub fn threads_from_env() -> usize {
+    std::env::var("RELAX_THREADS").ok().and_then(|s| s.trim().parse().ok()).filter(|n| *n > 0).unwrap_or(1)
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { fuel: 10_000_000, max_depth: 1_000, memory: DEFAULT_MEMORY_BUDGET }
+        Limits { fuel: 10_000_000, max_depth: 1_000, memory: DEFAULT_MEMORY_BUDGET, threads: threads_from_env() }
     }
 }
 
@@ -42,6 +49,7 @@ pub struct Run<'e> {
     exe: &'e Executable,
     pub fuel: u64,
     max_depth: usize,
+    threads: usize,
     pub memory: Rc<Memory>,
     pub printed: Vec<String>,
 }
@@ -106,6 +114,7 @@ impl<'e> Run<'e> {
             exe,
             fuel: limits.fuel,
             max_depth: limits.max_depth,
+            threads: limits.threads.max(1),
             memory: Memory::new(limits.memory),
             printed: Vec::new(),
         }
@@ -276,7 +285,8 @@ impl<'e> Run<'e> {
             Instr::Kernel { dst, op, kernel, args, span } => {
                 self.step(*span)?;
                 let args = read_all(frame, args, *span)?;
-                let v = kernel.run(&KernelCx { op: *op, span: *span, memory: &self.memory }, &args)?;
+                let v = kernel
+                    .run(&KernelCx { op: *op, span: *span, memory: &self.memory, threads: self.threads }, &args)?;
                 set!(dst, v)
             }
             Instr::Notable { dst, op, which, args, extra, span } => {

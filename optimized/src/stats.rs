@@ -1,0 +1,66 @@
+//! Counters of the optimizations that fired, process-wide, so that the differential
+//! tester can show which of them its programs exercised (an optimization the fuzzer
+//! never triggers is one it cannot find bugs in).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One optimization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// A fused group of elementwise operators ran as one pass.
+    FusedGroups,
+    /// Operators that ran inside a fused group.
+    FusedOps,
+    /// A result written into an operand's buffer (the operand died there).
+    InPlace,
+    /// A buffer taken from the pool of dead intermediates instead of allocated.
+    PoolReuses,
+    /// A kernel that split its work across threads.
+    Threaded,
+    /// A kernel call that ran a vectorized (AVX2 or AVX-512) loop.
+    Vectorized,
+    /// A matrix product through the GEMM/GEMV path.
+    Gemm,
+}
+
+const ALL: [Counter; 7] = [
+    Counter::FusedGroups,
+    Counter::FusedOps,
+    Counter::InPlace,
+    Counter::PoolReuses,
+    Counter::Threaded,
+    Counter::Vectorized,
+    Counter::Gemm,
+];
+
+static COUNTS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+
+impl Counter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::FusedGroups => "fused groups",
+            Counter::FusedOps => "fused operators",
+            Counter::InPlace => "in-place results",
+            Counter::PoolReuses => "pooled buffers reused",
+            Counter::Threaded => "threaded kernels",
+            Counter::Vectorized => "vectorized kernels",
+            Counter::Gemm => "GEMM/GEMV calls",
+        }
+    }
+}
+
+/// Counts one occurrence of `c`.
+#[inline]
+pub fn record(c: Counter) {
+    add(c, 1);
+}
+
+#[inline]
+pub fn add(c: Counter, n: u64) {
+    COUNTS[c as usize].fetch_add(n, Ordering::Relaxed);
+}
+
+/// Every counter and its count since the process started.
+pub fn snapshot() -> Vec<(Counter, u64)> {
+    ALL.iter().map(|c| (*c, COUNTS[*c as usize].load(Ordering::Relaxed))).collect()
+}
