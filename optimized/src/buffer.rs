@@ -2,7 +2,9 @@
 //! memory budget every allocation is checked against before it is made.
 
 use crate::dtype::Element;
-use std::cell::Cell;
+use crate::stats::{self, Counter};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One cache line: the unit of allocation, so every buffer starts 64-byte aligned.
@@ -13,17 +15,86 @@ struct Line([u8; 64]);
 /// The default budget of live tensor bytes of one run: 4 GiB.
 pub const DEFAULT_MEMORY_BUDGET: usize = 4 << 30;
 
-/// The tensor bytes a run may hold at once. Buffers give their bytes back when dropped.
+/// The most bytes of dead buffers a [`Pool`] keeps for reuse.
+pub const POOL_CAPACITY: usize = 1 << 30;
+
+/// Dead tensors' allocations, kept for the next tensor of the same size class: a
+/// fresh allocation of a large buffer costs a page fault per 4 KiB on first touch,
+/// a reused one none. Size classes are 2^k and 1.5 * 2^k lines, so a buffer is at
+/// most half again as large as asked; the budget counts the bytes asked for.
+#[derive(Default)]
+pub struct Pool {
+    free: RefCell<HashMap<usize, Vec<Vec<Line>>>>,
+    held: Cell<usize>,
+}
+
+/// The size class (in lines) of a buffer of `lines` lines.
+fn size_class(lines: usize) -> usize {
+    if lines <= 2 {
+        return lines;
+    }
+    let p = usize::BITS - 1 - lines.leading_zeros();
+    let lower = 1usize << p;
+    if lines == lower {
+        lower
+    } else if lines <= lower + lower / 2 {
+        lower + lower / 2
+    } else {
+        lower.saturating_mul(2)
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool({} bytes held)", self.held.get())
+    }
+}
+
+impl Pool {
+    pub fn new() -> Rc<Pool> {
+        Rc::new(Pool::default())
+    }
+
+    /// Bytes of dead buffers held for reuse.
+    pub fn held(&self) -> usize {
+        self.held.get()
+    }
+
+    fn take(&self, class: usize) -> Option<Vec<Line>> {
+        let v = self.free.borrow_mut().get_mut(&class)?.pop()?;
+        self.held.set(self.held.get() - class * 64);
+        stats::record(Counter::PoolReuses);
+        Some(v)
+    }
+
+    fn put(&self, v: Vec<Line>) {
+        let bytes = v.capacity() * 64;
+        if bytes == 0 || v.capacity() != size_class(v.capacity()) || self.held.get() + bytes > POOL_CAPACITY {
+            return;
+        }
+        self.held.set(self.held.get() + bytes);
+        self.free.borrow_mut().entry(v.capacity()).or_default().push(v);
+    }
+}
+
+/// The tensor bytes a run may hold at once. Buffers give their bytes back when dropped
+/// (and their allocation to the pool).
 #[derive(Debug)]
 pub struct Memory {
     limit: usize,
     live: Cell<usize>,
     peak: Cell<usize>,
+    pool: Rc<Pool>,
 }
 
 impl Memory {
     pub fn new(limit: usize) -> Rc<Memory> {
-        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0) })
+        Memory::with_pool(limit, Pool::new())
+    }
+
+    /// A budget whose dead buffers go to (and come from) `pool`, which may outlive it.
+    pub fn with_pool(limit: usize, pool: Rc<Pool>) -> Rc<Memory> {
+        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool })
     }
 
     /// Bytes held by live buffers.
@@ -60,10 +131,39 @@ pub struct Buffer {
 impl Buffer {
     /// `bytes` zeroed bytes, if the budget allows them.
     pub fn zeroed(bytes: Option<usize>, memory: &Rc<Memory>) -> Result<Buffer, OverBudget> {
+        Buffer::allocate(bytes, memory, true)
+    }
+
+    /// `bytes` bytes whose contents are unspecified (a dead tensor's, or zeros), for
+    /// a kernel that writes every element.
+    pub fn for_overwrite(bytes: Option<usize>, memory: &Rc<Memory>) -> Result<Buffer, OverBudget> {
+        Buffer::allocate(bytes, memory, false)
+    }
+
+    fn allocate(bytes: Option<usize>, memory: &Rc<Memory>, zero: bool) -> Result<Buffer, OverBudget> {
         let refuse = OverBudget { requested: bytes, live: memory.live.get(), limit: memory.limit };
         let Some(bytes) = bytes else { return Err(refuse) };
         let total = memory.live.get().checked_add(bytes).filter(|t| *t <= memory.limit).ok_or(refuse)?;
-        let lines = vec![Line([0; 64]); bytes.div_ceil(64)];
+        let n = bytes.div_ceil(64);
+        let class = size_class(n);
+        let lines = match memory.pool.take(class) {
+            Some(mut v) => {
+                if zero {
+                    v.clear();
+                }
+                v.resize(n, Line([0; 64]));
+                v.truncate(n);
+                v
+            }
+            None => {
+                let mut v = Vec::new();
+                // The budget was checked above; an allocation the system refuses aborts,
+                // as every Rust allocation does.
+                v.reserve_exact(class);
+                v.resize(n, Line([0; 64]));
+                v
+            }
+        };
         memory.live.set(total);
         memory.peak.set(memory.peak.get().max(total));
         Ok(Buffer { lines, bytes, memory: memory.clone() })
@@ -96,6 +196,7 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         self.memory.live.set(self.memory.live.get().saturating_sub(self.bytes));
+        self.memory.pool.put(std::mem::take(&mut self.lines));
     }
 }
 
@@ -116,5 +217,32 @@ mod tests {
         drop(b);
         assert_eq!((mem.live(), mem.peak()), (0, 12));
         assert!(Buffer::zeroed(Some(1000), &mem).is_ok());
+    }
+
+    #[test]
+    fn size_classes_waste_at_most_half() {
+        for n in 1..5000 {
+            let c = size_class(n);
+            assert!(c >= n && c * 2 <= n * 3 + 2, "{n} -> {c}");
+            assert_eq!(size_class(c), c, "a class is its own class");
+        }
+    }
+
+    #[test]
+    fn dead_buffers_are_reused_zeroed_when_asked() {
+        let pool = Pool::new();
+        let mem = Memory::with_pool(1 << 20, pool.clone());
+        let mut b = Buffer::zeroed(Some(1000), &mem).unwrap();
+        b.as_mut_slice::<u8>(1000).fill(7);
+        let p = b.bytes().as_ptr();
+        drop(b);
+        assert_eq!(pool.held(), size_class(16) * 64);
+        let b = Buffer::zeroed(Some(960), &mem).unwrap();
+        assert_eq!(b.bytes().as_ptr(), p, "the same class reuses the allocation");
+        assert!(b.bytes().iter().all(|x| *x == 0), "zeroed means zeroed, reused or not");
+        drop(b);
+        let b = Buffer::for_overwrite(Some(1000), &mem).unwrap();
+        assert_eq!((b.len_bytes(), b.bytes().len()), (1000, 1000));
+        assert_eq!(mem.live(), 1000);
     }
 }

@@ -35,6 +35,15 @@ impl Tensor {
         Ok(Tensor { dtype, shape: shape.into(), numel: numel.unwrap_or(0), data: RefCell::new(data) })
     }
 
+    /// A tensor whose every element the caller will write (its contents start
+    /// unspecified), if the budget allows it.
+    pub fn for_overwrite(dtype: DType, shape: &[u64], memory: &Rc<Memory>) -> Result<Tensor, OverBudget> {
+        let numel = element_count(shape);
+        let bytes = numel.and_then(|n| n.checked_mul(dtype.size()));
+        let data = Buffer::for_overwrite(bytes, memory)?;
+        Ok(Tensor { dtype, shape: shape.into(), numel: numel.unwrap_or(0), data: RefCell::new(data) })
+    }
+
     /// A tensor of the elements `values` (row-major); `T` must store `dtype`.
     pub fn from_slice<T: Element>(
         dtype: DType,

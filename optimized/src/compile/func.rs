@@ -7,11 +7,15 @@ use super::check::{self, Slots};
 use super::plan::{FuncPlan, Instr, NotableInfo, Operand, OutShape, OutTensor, Outputs, Param, Slot};
 use super::shape::{compile as compile_shape, ShapeSlot};
 use super::Module;
+use super::fuse::Fusible;
+use crate::dtype::DType;
+use crate::kernels::fused::{elementwise, Elementwise};
 use crate::kernels::{lower, Lowered, Lowering, Notable};
 use spec_model::grammar::{
     AttrValue, Binding, Call, Expr, ExprKind, Function, PrimVar, SeqExpr, StructInfo, StructInfoKind, Var,
 };
-use spec_model::ops::OpRef;
+use spec_model::grammar::DataType;
+use spec_model::ops::{Op, OpRef};
 use spec_model::Span;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -28,6 +32,8 @@ pub(super) struct FnLowering<'c, 'm> {
     /// Which variables are bound at a point is static: an entry or a MatchCast that
     /// succeeds binds every lone variable it meets.
     scopes: Vec<Vec<ShapeSlot>>,
+    /// The calls that may fuse, by instruction index (`fuse.rs`).
+    fusible: HashMap<usize, Fusible>,
 }
 
 impl Slots for FnLowering<'_, '_> {
@@ -56,6 +62,7 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             n_slots: 0,
             code: Vec::new(),
             scopes: vec![],
+            fusible: HashMap::new(),
         }
     }
 
@@ -108,7 +115,7 @@ impl<'c, 'm> FnLowering<'c, 'm> {
         let ret = f.ret_struct_info.as_ref().map(|r| (check::check(r, &mut self), f.body.span));
         let result = self.expr(&f.body, None);
         self.code.push(Instr::Return { src: result, span: f.body.span });
-        FuncPlan {
+        let mut plan = FuncPlan {
             name,
             n_slots: self.n_slots as usize,
             n_shapes: self.shapes.len(),
@@ -117,8 +124,12 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             capture_shapes,
             self_slot,
             code: self.code,
+            dies: Vec::new(),
             ret,
-        }
+        };
+        super::fuse::fuse(&mut plan, &self.fusible);
+        plan.dies = super::live::dying(&plan);
+        plan
     }
 
     /// Lowers `e`; its value ends in `dst` when given, else in the returned slot.
@@ -346,8 +357,14 @@ impl<'c, 'm> FnLowering<'c, 'm> {
         let statics: Vec<Option<StructInfo>> = c.args.iter().map(|a| self.static_sinfo(a)).collect();
         let dst = dst.unwrap_or_else(|| self.temp());
         let args: Box<[Operand]> = args.into();
-        match lower(&Lowering { op, attrs: &c.attrs, args: &statics }) {
-            Lowered::Kernel(kernel) => self.code.push(Instr::Kernel { dst, op, kernel, args, span }),
+        let lowering = Lowering { op, attrs: &c.attrs, args: &statics };
+        match lower(&lowering) {
+            Lowered::Kernel(kernel) => {
+                if let Some(f) = fusible(&lowering) {
+                    self.fusible.insert(self.code.len(), f);
+                }
+                self.code.push(Instr::Kernel { dst, op, kernel, args, span })
+            }
             Lowered::Notable(which) => {
                 let extra = Box::new(self.notable_info(which, c));
                 self.code.push(Instr::Notable { dst, op, which, args, extra, span });
@@ -405,6 +422,30 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             _ => Outputs::One(one(out)),
         }
     }
+}
+
+/// Whether a call may join a fused group: an elementwise float operator (or a
+/// `matmul` without a dtype change) of the right arity whose operands all statically
+/// have the same `float32` or `float64` dtype.
+fn fusible(l: &Lowering) -> Option<Fusible> {
+    let arity = match elementwise(l.op) {
+        Some(Elementwise::Binary(_)) => 2,
+        Some(Elementwise::Unary(_)) => 1,
+        None if l.op == Op::Matmul => {
+            let same = match l.attrs.get("out_dtype") {
+                None | Some(AttrValue::None) => true,
+                Some(AttrValue::Str(s)) => DataType::parse(s).is_some_and(|d| d.is_void() || DType::of(d) == l.dtype(0)),
+                Some(_) => false,
+            };
+            if !same {
+                return None;
+            }
+            2
+        }
+        None => return None,
+    };
+    let dtype = l.dtype(0).filter(|d| matches!(d, DType::F32 | DType::F64))?;
+    (l.args.len() == arity && (0..arity).all(|i| l.dtype(i) == Some(dtype))).then_some(Fusible { op: l.op, dtype })
 }
 
 /// The shape variables standing alone in a dimension of `si` (the ones a MatchCast binds).

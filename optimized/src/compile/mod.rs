@@ -5,10 +5,12 @@
 mod check;
 mod free;
 mod func;
+mod fuse;
+mod live;
 pub mod plan;
 pub mod shape;
 
-use crate::buffer::Memory;
+use crate::buffer::{Memory, Pool};
 use crate::error::CompileError;
 use crate::tensor::Tensor;
 use crate::tir::TirFunc;
@@ -33,6 +35,8 @@ pub struct Executable {
     pub(crate) tir_symbols: HashMap<String, usize>,
     /// Constants, copied into a fresh tensor each time one is evaluated (SEM-1).
     pub(crate) constants: Vec<Tensor>,
+    /// Dead buffers kept for the next run's tensors (a run's budget is its own).
+    pub(crate) pool: Rc<Pool>,
 }
 
 impl Executable {
@@ -110,6 +114,7 @@ pub fn compile(m: &IRModule) -> Result<Executable, CompileError> {
         tir_names,
         tir_symbols,
         constants: module.constants,
+        pool: Pool::new(),
     })
 }
 

@@ -2,6 +2,7 @@
 //! a flat list of instructions with jumps (an `If` is a branch; a call pushes a frame).
 
 use super::shape::{ShapeCode, ShapeSlot};
+use crate::kernels::fused::FusedGroup;
 use crate::kernels::{Kernel, Notable};
 use spec_model::grammar::{DataType, StructInfo};
 use spec_model::ops::Op;
@@ -27,6 +28,9 @@ pub struct FuncPlan {
     /// The slot that holds the closure itself (a local function calling itself).
     pub self_slot: Option<Slot>,
     pub code: Vec<Instr>,
+    /// For each instruction, the slots cleared once it has run (their last use; see
+    /// `live.rs`): an operand dying at a kernel call is handed over, not copied.
+    pub dies: Vec<Box<[Slot]>>,
     /// The return annotation's check, and the span errors point at.
     pub ret: Option<(Check, Span)>,
 }
@@ -111,6 +115,14 @@ pub enum Instr {
         dst: Slot,
         op: Op,
         kernel: Box<dyn Kernel>,
+        args: Box<[Operand]>,
+        span: Span,
+    },
+    /// SEM-9.1 for a group of calls fused into one pass (`fuse.rs`): `args` are the
+    /// group's operands from outside it; the group's last call writes `dst`.
+    Fused {
+        dst: Slot,
+        group: Box<FusedGroup>,
         args: Box<[Operand]>,
         span: Span,
     },

@@ -10,11 +10,14 @@ pub mod common;
 pub mod convert;
 pub mod create;
 pub mod elementwise;
+pub mod fused;
 pub mod lanes;
 pub mod layout;
 pub mod linalg;
 pub mod manipulate;
 pub mod reduce;
+pub mod simd;
+pub mod threads;
 
 use crate::buffer::{Memory, OverBudget};
 use crate::dtype::DType;

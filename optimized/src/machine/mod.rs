@@ -83,6 +83,25 @@ fn read_all(frame: &Frame, ops: &[Operand], span: Span) -> Result<Vec<Value>> {
     ops.iter().map(|o| read(frame, *o, span)).collect()
 }
 
+/// The values of a kernel's operands: one whose slot dies here is moved out of the
+/// frame rather than copied, so that when nothing else holds it the kernel sees the
+/// only reference and may write its result into it.
+fn hand_over(frame: &mut Frame, ops: &[Operand], dies: &[Slot], span: Span) -> Result<Vec<Value>> {
+    let mut out = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        // An operand passed twice is moved at its last occurrence only.
+        let last = !ops[i + 1..].contains(op);
+        match op {
+            Some(s) if last && dies.contains(s) => match frame.slots.get_mut(*s as usize).and_then(Option::take) {
+                Some(v) => out.push(v),
+                None => return Err(crash("WF-3", span, "a variable has no value here")),
+            },
+            _ => out.push(read(frame, *op, span)?),
+        }
+    }
+    Ok(out)
+}
+
 fn crash(rule: &'static str, span: Span, message: &str) -> Error {
     let message = format!("{message} (cannot happen in a checked program: a bug in the checker or the engine)");
     Error::new(ErrorKind::Crash, rule, message, span)
@@ -115,7 +134,7 @@ impl<'e> Run<'e> {
             fuel: limits.fuel,
             max_depth: limits.max_depth,
             threads: limits.threads.max(1),
-            memory: Memory::new(limits.memory),
+            memory: Memory::with_pool(limits.memory, exe.pool.clone()),
             printed: Vec::new(),
         }
     }
@@ -202,8 +221,13 @@ impl<'e> Run<'e> {
             let Some(instr) = plan.code.get(frame.pc) else {
                 return Err(crash("SEM-10.3", span, "a function ran past its end"));
             };
+            let at = frame.pc;
             frame.pc += 1;
-            match self.exec(frame, instr, depth)? {
+            let flow = self.exec(frame, instr, &plan.dies[at], depth)?;
+            for s in plan.dies[at].iter() {
+                frame.slots[*s as usize] = None;
+            }
+            match flow {
                 Flow::Next => {}
                 Flow::Call(callee) => stack.push(callee),
                 Flow::Return(v) => {
@@ -217,7 +241,7 @@ impl<'e> Run<'e> {
         }
     }
 
-    fn exec(&mut self, frame: &mut Frame, instr: &Instr, depth: usize) -> Result<Flow> {
+    fn exec(&mut self, frame: &mut Frame, instr: &Instr, dies: &[Slot], depth: usize) -> Result<Flow> {
         let exe = self.exe;
         macro_rules! set {
             ($dst:expr, $v:expr) => {{
@@ -284,10 +308,18 @@ impl<'e> Run<'e> {
             }
             Instr::Kernel { dst, op, kernel, args, span } => {
                 self.step(*span)?;
-                let args = read_all(frame, args, *span)?;
+                let args = hand_over(frame, args, dies, *span)?;
                 let v = kernel
                     .run(&KernelCx { op: *op, span: *span, memory: &self.memory, threads: self.threads }, &args)?;
                 set!(dst, v)
+            }
+            Instr::Fused { dst, group, args, span } => {
+                for _ in 0..group.members.len() {
+                    self.step(*span)?;
+                }
+                let args = hand_over(frame, args, dies, *span)?;
+                let cx = KernelCx { op: group.root_op(), span: *span, memory: &self.memory, threads: self.threads };
+                set!(dst, group.run(&cx, &args)?)
             }
             Instr::Notable { dst, op, which, args, extra, span } => {
                 self.step(*span)?;

@@ -1,0 +1,520 @@
+//! Fused groups: a chain (or tree) of elementwise float operators, optionally headed by
+//! a `matmul`, run as one pass over memory. The group's output is walked in chunks
+//! that stay in L1; each chunk evaluates the whole tree through a few chunk-sized
+//! registers, so no intermediate tensor is ever allocated, and the bias and
+//! activation after a `matmul` run over its result while it is in cache.
+//!
+//! A fused group computes exactly what its operators compute one by one (each float
+//! operation is the same IEEE operation on the same operands; only `exp`-like
+//! functions may differ within the engines' tolerance, as the unfused kernels' vector
+//! paths do). Whatever the fast path does not handle — an operand that is not a tensor
+//! of the group's dtype (a packed function may return anything, E-14), shapes that do
+//! not broadcast — runs the operators one by one, so errors are the unfused ones.
+//!
+//! The result is written into an operand's buffer when that operand has the result's
+//! shape and the group holds the only reference to it (it died at this call and is
+//! in no tuple, closure or other variable), or into the `matmul`'s fresh result.
+
+use super::elementwise::{Arith, Unary};
+use super::lanes::Lane;
+use super::layout::{broadcast_shapes, broadcast_strides};
+use super::simd::{binary, binary_acc, unary, unary_acc, FloatElem};
+use super::threads::{parallel_ranges, PARALLEL_MIN_ELEMENTS};
+use super::{Kernel, KernelCx};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::stats::{self, Counter};
+use crate::tensor::{element_count, Tensor};
+use crate::value::Value;
+use spec_model::ops::Op;
+use spec_model::Span;
+use std::rc::Rc;
+
+/// Elements per chunk: a few registers of this many `f64`s stay in L1.
+const CHUNK: usize = 512;
+
+/// Where a member's operand comes from: the group's operand `k`, or member `j`'s result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    Arg(usize),
+    Member(usize),
+}
+
+/// One operator call of the group, as it would run unfused.
+pub struct Member {
+    pub op: Op,
+    pub kernel: Box<dyn Kernel>,
+    pub args: Box<[Src]>,
+    pub span: Span,
+}
+
+/// The elementwise operators a group can hold.
+#[derive(Clone, Copy, Debug)]
+pub enum Elementwise {
+    Binary(Arith),
+    Unary(Unary),
+}
+
+/// The operators a group can hold after its head.
+pub fn elementwise(op: Op) -> Option<Elementwise> {
+    use Elementwise::{Binary as B, Unary as U};
+    Some(match op {
+        Op::Add => B(Arith::Add),
+        Op::Subtract => B(Arith::Subtract),
+        Op::Multiply => B(Arith::Multiply),
+        Op::Divide => B(Arith::Divide),
+        Op::Maximum => B(Arith::Maximum),
+        Op::Minimum => B(Arith::Minimum),
+        Op::Negative => U(Unary::Negative),
+        Op::Abs => U(Unary::Abs),
+        Op::Relu => U(Unary::Relu),
+        Op::Exp => U(Unary::Exp),
+        Op::Sqrt => U(Unary::Sqrt),
+        Op::Tanh => U(Unary::Tanh),
+        Op::Sigmoid => U(Unary::Sigmoid),
+        _ => return None,
+    })
+}
+
+/// The evaluation order of the group's tree (postfix).
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Leaf(usize),
+    /// The head `matmul`'s result.
+    Head,
+    Op(Elementwise),
+}
+
+/// A fused group: its members in program order (the last one's result is the group's).
+pub struct FusedGroup {
+    pub members: Vec<Member>,
+    dtype: DType,
+    /// Whether `members[0]` is a `matmul` whose result feeds the rest.
+    head: bool,
+    prog: Vec<Step>,
+    /// The most registers a chunk's evaluation holds at once.
+    registers: usize,
+    /// Which of the group's operands the elementwise tree reads (the others only
+    /// the head does).
+    walked: Vec<bool>,
+}
+
+impl FusedGroup {
+    /// The group of `members` (each result but the last used exactly once, by a later
+    /// member), computing in `dtype`; `None` when they do not form such a tree.
+    pub fn new(members: Vec<Member>, dtype: DType) -> Option<FusedGroup> {
+        let head = members.first().is_some_and(|m| m.op == Op::Matmul);
+        let mut used = vec![false; members.len()];
+        let mut prog = Vec::new();
+        postfix(&members, members.len().checked_sub(1)?, head, &mut used, &mut prog)?;
+        if used.iter().filter(|u| !**u).count() != 1 {
+            return None;
+        }
+        let mut depth = 0usize;
+        let mut registers = 0usize;
+        for s in &prog {
+            match s {
+                Step::Leaf(_) | Step::Head => depth += 1,
+                Step::Op(Elementwise::Binary(_)) => depth -= 1,
+                Step::Op(Elementwise::Unary(_)) => {}
+            }
+            registers = registers.max(depth);
+        }
+        let n_args = members.iter().flat_map(|m| m.args.iter()).filter(|s| matches!(s, Src::Arg(_))).count();
+        let mut walked = vec![false; n_args];
+        for s in &prog {
+            if let Step::Leaf(k) = s {
+                *walked.get_mut(*k)? = true;
+            }
+        }
+        Some(FusedGroup { members, dtype, head, prog, registers, walked })
+    }
+
+    /// The operator whose result the group returns.
+    pub fn root_op(&self) -> Op {
+        self.members.last().map_or(Op::Add, |m| m.op)
+    }
+
+    /// Runs the group on its operands.
+    pub fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        let head = match self.head {
+            true => Some(self.run_member(cx, 0, args, &mut [])?),
+            false => None,
+        };
+        let fast = match self.dtype {
+            DType::F32 => self.fast::<f32>(cx, args, head.as_ref()),
+            DType::F64 => self.fast::<f64>(cx, args, head.as_ref()),
+            _ => None,
+        };
+        match fast {
+            Some(r) => r,
+            None => self.one_by_one(cx, args, head),
+        }
+    }
+
+    /// Member `i` run as its own kernel, its operands from `args` and `results`.
+    fn run_member(&self, cx: &KernelCx, i: usize, args: &[Value], results: &mut [Option<Value>]) -> Result<Value> {
+        let m = &self.members[i];
+        let mut operands = Vec::with_capacity(m.args.len());
+        for s in m.args.iter() {
+            operands.push(match *s {
+                Src::Arg(k) => args[k].clone(),
+                Src::Member(j) => results[j].take().unwrap_or(Value::Null),
+            });
+        }
+        let mcx = KernelCx { op: m.op, span: m.span, memory: cx.memory, threads: cx.threads };
+        m.kernel.run(&mcx, &operands)
+    }
+
+    /// The members run one after another, as unfused (the head's result already computed).
+    fn one_by_one(&self, cx: &KernelCx, args: &[Value], head: Option<Value>) -> Result<Value> {
+        let mut results: Vec<Option<Value>> = vec![None; self.members.len()];
+        let first = usize::from(head.is_some());
+        results[0] = head;
+        for i in first..self.members.len() {
+            results[i] = Some(self.run_member(cx, i, args, &mut results)?);
+        }
+        Ok(results.pop().flatten().unwrap_or(Value::Null))
+    }
+
+    /// The one-pass evaluation, or `None` when the operands are not what it handles.
+    fn fast<T: FloatElem>(&self, cx: &KernelCx, args: &[Value], head: Option<&Value>) -> Option<Result<Value>> {
+        let mut leaves: Vec<&Rc<Tensor>> = Vec::with_capacity(args.len());
+        for (a, walked) in args.iter().zip(&self.walked) {
+            match a {
+                Value::Tensor(t) if !walked || t.dtype() == self.dtype && t.data().is_some() => leaves.push(t),
+                _ => return None,
+            }
+        }
+        let head = match head {
+            Some(Value::Tensor(t)) if t.dtype() == self.dtype => Some(t),
+            Some(_) => return None,
+            None => None,
+        };
+        let shape = self.result_shape(&leaves, head)?;
+        let numel = element_count(&shape)?;
+        // The buffer the result goes to: the head's or a dying operand's when it has the
+        // result's shape (no one else can see it), else a new one.
+        let target = match head {
+            Some(h) if h.shape() == &shape[..] && Rc::strong_count(h) == 1 => Target::Head,
+            _ => match (0..leaves.len())
+                .position(|k| self.walked[k] && leaves[k].shape() == &shape[..] && Rc::strong_count(leaves[k]) == 1)
+            {
+                Some(k) => Target::Leaf(k),
+                None => Target::New,
+            },
+        };
+        let out = match target {
+            Target::Head => head.cloned()?,
+            Target::Leaf(k) => leaves[k].clone(),
+            Target::New => match Tensor::for_overwrite(self.dtype, &shape, cx.memory) {
+                Ok(t) => Rc::new(t),
+                Err(e) => return Some(Err(super::over_budget(e, cx.span))),
+            },
+        };
+        stats::record(Counter::FusedGroups);
+        stats::add(Counter::FusedOps, self.members.len() as u64);
+        if !matches!(target, Target::New) {
+            stats::record(Counter::InPlace);
+        }
+        if numel == 0 {
+            return Some(Ok(Value::Tensor(out)));
+        }
+        // The inputs: each leaf and the head, read where they are, or through the output
+        // for the one whose buffer the result reuses.
+        let sources: Vec<(Target, &Rc<Tensor>)> =
+            leaves.iter().enumerate().map(|(k, t)| (Target::Leaf(k), *t)).chain(head.map(|h| (Target::Head, h))).collect();
+        let mut guards = Vec::with_capacity(sources.len());
+        for (which, t) in &sources {
+            let unused = matches!(which, Target::Leaf(k) if !self.walked[*k]);
+            guards.push(if *which == target || unused { None } else { Some(t.elements::<T>()?) });
+        }
+        let inputs: Vec<Input<T>> = guards
+            .iter()
+            .zip(&sources)
+            .map(|(g, (which, t))| match g {
+                None if *which == target => Input::Output,
+                None => Input::Unused,
+                Some(g) => Input::Data { data: &g[..], strides: broadcast_strides(t.shape(), &shape) },
+            })
+            .collect();
+        let walk = Walk::new(&shape, &inputs);
+        if !walk.in_bounds(&inputs) {
+            return Some(Err(super::common::layout_bug(cx)));
+        }
+        let mut o = out.elements_mut::<T>()?;
+        let threads = if numel >= PARALLEL_MIN_ELEMENTS { cx.threads } else { 1 };
+        let (prog, registers) = (&self.prog[..], self.registers);
+        let eval = |lo: usize, part: &mut [T]| walk.eval(prog, registers, &inputs, lo, part);
+        if parallel_ranges(threads, &mut o, &eval) {
+            stats::record(Counter::Threaded);
+        }
+        drop(o);
+        drop(inputs);
+        drop(guards);
+        Some(Ok(Value::Tensor(out)))
+    }
+
+    /// The broadcast shape of the tree's root, or `None` when some operator's operands
+    /// do not broadcast (the unfused run reports that operator's error).
+    fn result_shape(&self, leaves: &[&Rc<Tensor>], head: Option<&Rc<Tensor>>) -> Option<Vec<u64>> {
+        let mut stack: Vec<Vec<u64>> = Vec::new();
+        for s in &self.prog {
+            match s {
+                Step::Leaf(k) => stack.push(leaves.get(*k)?.shape().to_vec()),
+                Step::Head => stack.push(head?.shape().to_vec()),
+                Step::Op(Elementwise::Unary(_)) => {}
+                Step::Op(Elementwise::Binary(_)) => {
+                    let b = stack.pop()?;
+                    let a = stack.pop()?;
+                    stack.push(broadcast_shapes(&a, &b)?);
+                }
+            }
+        }
+        stack.pop()
+    }
+}
+
+/// The postfix order of member `i`'s tree into `prog`, marking members used.
+fn postfix(members: &[Member], i: usize, head: bool, used: &mut [bool], prog: &mut Vec<Step>) -> Option<()> {
+    if head && i == 0 {
+        prog.push(Step::Head);
+        return Some(());
+    }
+    let m = members.get(i)?;
+    let e = elementwise(m.op)?;
+    let arity = match e {
+        Elementwise::Binary(_) => 2,
+        Elementwise::Unary(_) => 1,
+    };
+    if m.args.len() != arity {
+        return None;
+    }
+    for s in m.args.iter() {
+        match *s {
+            Src::Arg(k) => prog.push(Step::Leaf(k)),
+            Src::Member(j) if j < i && !std::mem::replace(&mut used[j], true) => {
+                postfix(members, j, head, used, prog)?
+            }
+            Src::Member(_) => return None,
+        }
+    }
+    prog.push(Step::Op(e));
+    Some(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    New,
+    Head,
+    Leaf(usize),
+}
+
+/// An input of the walk: elements with their strides over the result's shape, or the
+/// output buffer itself (an operand whose buffer the result reuses).
+enum Input<'a, T> {
+    Data { data: &'a [T], strides: Vec<usize> },
+    Output,
+    /// An operand only the head reads.
+    Unused,
+}
+
+/// The result's shape with adjacent dimensions merged where every input walks them as
+/// one, and each input's strides over it.
+struct Walk {
+    dims: Vec<usize>,
+    strides: Vec<Vec<usize>>,
+}
+
+impl Walk {
+    fn new<T>(shape: &[u64], inputs: &[Input<T>]) -> Walk {
+        let mut dims: Vec<usize> = Vec::new();
+        let mut strides: Vec<Vec<usize>> = vec![Vec::new(); inputs.len()];
+        for (i, &d) in shape.iter().enumerate() {
+            let d = d as usize;
+            if d == 1 {
+                continue;
+            }
+            let stride = |k: usize| match &inputs[k] {
+                Input::Data { strides, .. } => strides[i],
+                Input::Output | Input::Unused => 1,
+            };
+            let merge = !dims.is_empty()
+                && (0..inputs.len()).all(|k| match &inputs[k] {
+                    Input::Output | Input::Unused => true,
+                    Input::Data { .. } => strides[k].last().copied() == stride(k).checked_mul(d),
+                });
+            if merge {
+                let last = dims.len() - 1;
+                dims[last] *= d;
+                for (k, s) in strides.iter_mut().enumerate() {
+                    let l = s.len() - 1;
+                    s[l] = stride(k);
+                }
+            } else {
+                dims.push(d);
+                for (k, s) in strides.iter_mut().enumerate() {
+                    s.push(stride(k));
+                }
+            }
+        }
+        Walk { dims, strides }
+    }
+
+    /// Does every input's walk stay inside its elements? (It does for operands of the
+    /// shapes they claim; a layout bug must not read past them.)
+    fn in_bounds<T>(&self, inputs: &[Input<T>]) -> bool {
+        inputs.iter().zip(&self.strides).all(|(i, s)| match i {
+            Input::Output | Input::Unused => true,
+            Input::Data { data, .. } => {
+                let last = self.dims.iter().zip(s).try_fold(0usize, |acc, (d, st)| acc.checked_add((d - 1).checked_mul(*st)?));
+                last.is_some_and(|l| l < data.len()) && s.last().is_none_or(|st| *st <= 1)
+            }
+        })
+    }
+
+    /// Evaluates output elements `lo..lo + out.len()` into `out`.
+    fn eval<'a, T: FloatElem>(
+        &self,
+        prog: &[Step],
+        registers: usize,
+        inputs: &[Input<'a, T>],
+        lo: usize,
+        out: &mut [T],
+    ) {
+        let len = self.dims.last().copied().unwrap_or(1);
+        let mut regs: Vec<Vec<T>> = vec![vec![T::ZERO; CHUNK]; registers.max(1)];
+        let mut stack: Vec<Operand<'a, T>> = Vec::with_capacity(registers);
+        let mut pos = 0usize;
+        while pos < out.len() {
+            let flat = lo + pos;
+            let (row, col) = (flat / len, flat % len);
+            let offsets = self.row_offsets(row);
+            let seg = (len - col).min(out.len() - pos);
+            let mut c = 0;
+            while c < seg {
+                let n = (seg - c).min(CHUNK);
+                let dst = &mut out[pos + c..pos + c + n];
+                let lanes = |k: usize| -> Lane<'a, T> {
+                    match &inputs[k] {
+                        &Input::Data { data, .. } => {
+                            let (off, step) = (offsets[k], *self.strides[k].last().unwrap_or(&0));
+                            if step == 0 {
+                                Lane::Splat(data[off])
+                            } else {
+                                Lane::Run(&data[off + col + c..off + col + c + n])
+                            }
+                        }
+                        Input::Output | Input::Unused => Lane::Splat(T::ZERO),
+                    }
+                };
+                eval_chunk(prog, inputs, &lanes, &mut regs, &mut stack, dst, n);
+                c += n;
+            }
+            pos += seg;
+        }
+    }
+
+    /// Each input's offset of the first element of row `row` (rows are the last
+    /// dimension's runs).
+    fn row_offsets(&self, mut row: usize) -> Vec<usize> {
+        let mut offsets = vec![0usize; self.strides.len()];
+        let outer = self.dims.len().saturating_sub(1);
+        for d in (0..outer).rev() {
+            let (q, r) = (row / self.dims[d], row % self.dims[d]);
+            for (k, s) in self.strides.iter().enumerate() {
+                offsets[k] += r * s[d];
+            }
+            row = q;
+        }
+        offsets
+    }
+}
+
+/// A value on the evaluation stack: an input's lane or a register.
+enum Operand<'a, T> {
+    Lane(Lane<'a, T>),
+    Reg(usize),
+}
+
+/// Evaluates one chunk of `n` elements into `dst`.
+fn eval_chunk<'a, T: FloatElem>(
+    prog: &[Step],
+    inputs: &[Input<'a, T>],
+    lanes: &impl Fn(usize) -> Lane<'a, T>,
+    regs: &mut [Vec<T>],
+    stack: &mut Vec<Operand<'a, T>>,
+    dst: &mut [T],
+    n: usize,
+) {
+    stack.clear();
+    let mut free: Vec<usize> = (0..regs.len()).rev().collect();
+    let leaves = inputs.len();
+    for s in prog {
+        match *s {
+            Step::Leaf(_) | Step::Head => {
+                let k = match *s {
+                    Step::Leaf(k) => k,
+                    _ => leaves - 1,
+                };
+                if let Input::Output = inputs[k] {
+                    let r = free.pop().unwrap_or(0);
+                    regs[r][..n].copy_from_slice(dst);
+                    stack.push(Operand::Reg(r));
+                } else {
+                    stack.push(Operand::Lane(lanes(k)));
+                }
+            }
+            Step::Op(Elementwise::Unary(u)) => match stack.pop() {
+                Some(Operand::Reg(r)) => {
+                    unary_acc(u, &mut regs[r][..n]);
+                    stack.push(Operand::Reg(r));
+                }
+                Some(Operand::Lane(l)) => {
+                    let r = free.pop().unwrap_or(0);
+                    match l {
+                        Lane::Run(x) => unary(u, &mut regs[r][..n], x),
+                        Lane::Splat(x) => {
+                            regs[r][..n].fill(x);
+                            unary_acc(u, &mut regs[r][..n]);
+                        }
+                    }
+                    stack.push(Operand::Reg(r));
+                }
+                None => {}
+            },
+            Step::Op(Elementwise::Binary(op)) => {
+                let (Some(b), Some(a)) = (stack.pop(), stack.pop()) else { return };
+                let r = match (a, b) {
+                    (Operand::Reg(ra), Operand::Reg(rb)) => {
+                        let other = std::mem::take(&mut regs[rb]);
+                        binary_acc(op, &mut regs[ra][..n], Lane::Run(&other[..n]), true);
+                        regs[rb] = other;
+                        free.push(rb);
+                        ra
+                    }
+                    (Operand::Reg(ra), Operand::Lane(l)) => {
+                        binary_acc(op, &mut regs[ra][..n], l, true);
+                        ra
+                    }
+                    (Operand::Lane(l), Operand::Reg(rb)) => {
+                        binary_acc(op, &mut regs[rb][..n], l, false);
+                        rb
+                    }
+                    (Operand::Lane(x), Operand::Lane(y)) => {
+                        let r = free.pop().unwrap_or(0);
+                        binary(op, &mut regs[r][..n], x, y);
+                        r
+                    }
+                };
+                stack.push(Operand::Reg(r));
+            }
+        }
+    }
+    match stack.pop() {
+        Some(Operand::Reg(r)) => dst.copy_from_slice(&regs[r][..n]),
+        Some(Operand::Lane(Lane::Run(x))) => dst.copy_from_slice(x),
+        Some(Operand::Lane(Lane::Splat(x))) => dst.fill(x),
+        None => {}
+    }
+}
