@@ -274,21 +274,14 @@ fn eval(a: &EvalArgs) -> ExitCode {
     let threads = a.threads.map_or_else(optimized::threads_from_env, |t| t as usize);
     if let Some(iters) = a.bench {
         let config = oracle::eval::bench::BenchConfig {
+            engine: a.engine,
+            limits,
             iters: iters as usize,
             warmup: a.warmup as usize,
             threads,
             show_result: !a.quiet,
         };
-        return match oracle::eval::bench::run_bench(
-            &name,
-            &src,
-            &a.entry,
-            &values,
-            a.engine,
-            limits,
-            config,
-            a.out.as_deref(),
-        ) {
+        return match oracle::eval::bench::run_bench(&name, &src, &a.entry, &values, config, a.out.as_deref()) {
             Ok(r) => {
                 let ok = show_run(&r.last, &name, &src, None, a.quiet);
                 eprint!("{}", r.render());

@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 /// How a benchmark runs.
 #[derive(Clone, Copy, Debug)]
 pub struct BenchConfig {
+    /// The oracle or the optimized engine (one engine per benchmark, so that neither's
+    /// work shows in the other's figures).
+    pub engine: Engine,
+    pub limits: Limits,
     /// Timed calls (at least 1).
     pub iters: usize,
     /// Untimed calls before them (caches, page faults of fresh buffers, thread pools).
@@ -33,7 +37,6 @@ pub struct BenchConfig {
 
 /// What a benchmark measured.
 pub struct BenchReport {
-    pub engine: Engine,
     pub config: BenchConfig,
     pub parse: Duration,
     pub check: Duration,
@@ -70,7 +73,7 @@ impl BenchReport {
 
     /// The threads the call could use.
     fn threads(&self) -> usize {
-        if self.engine == Engine::Optimized {
+        if self.config.engine == Engine::Optimized {
             self.config.threads.max(1)
         } else {
             1
@@ -80,7 +83,7 @@ impl BenchReport {
     /// The report for people, one `bench:` line each, and last the same figures as one
     /// JSON object on a `bench: {...}` line for scripts.
     pub fn render(&self) -> String {
-        let engine = engine_name(self.engine);
+        let engine = engine_name(self.config.engine);
         let mut s = String::new();
         let compile = self.compile.map_or("none (the oracle interprets)".to_string(), show);
         let _ = writeln!(s, "bench: parse {}, check {}, compile {compile}", show(self.parse), show(self.check));
@@ -158,19 +161,17 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     (r, start.elapsed())
 }
 
-/// Benchmarks `entry(args)` of `src` in `engine` (the oracle or the optimized engine:
-/// one engine per benchmark, so that neither's work shows in the other's figures).
-/// With `out`, writes the last result's tensors there.
+/// Benchmarks `entry(args)` of `src` as `config` says. With `out`, writes the last
+/// result's tensors there.
 pub fn run_bench(
     name: &str,
     src: &str,
     entry: &str,
     args: &[Arg],
-    engine: Engine,
-    limits: Limits,
     config: BenchConfig,
     out: Option<&std::path::Path>,
 ) -> Result<BenchReport, String> {
+    let engine = config.engine;
     if engine == Engine::Both {
         return Err("error: --bench measures one engine: use --engine optimized or --engine oracle \
                     (and run it once per engine to compare them)"
@@ -186,7 +187,7 @@ pub fn run_bench(
             return Err(errors.map(|d| render_with_rule(d, name, src)).collect());
         }
         let m = report.normalized.ok_or_else(|| format!("{name}: the program does not normalize"))?;
-        let limits = limits_capped(limits);
+        let limits = limits_capped(config.limits);
         let values = arg_values(&m, args)?;
         let mut times = Vec::with_capacity(config.iters);
         let (compile, peak_memory, last, value) = if engine == Engine::Optimized {
@@ -255,6 +256,6 @@ pub fn run_bench(
             write_tensors(v, dir, "result")?;
         }
         times.sort();
-        Ok(BenchReport { engine, config, parse, check, compile, times, peak_memory, last })
+        Ok(BenchReport { config, parse, check, compile, times, peak_memory, last })
     })?
 }
