@@ -1,4 +1,5 @@
-//! The `oracle` binary: exit codes and output of `fmt`, `parse` and `test`.
+//! The `oracle` binary: exit codes and output of `fmt`, `parse`, `check`, `prove`, `eval` (and
+//! `eval --bench`) and `test`.
 
 use std::io::Write;
 use std::path::Path;
@@ -282,4 +283,18 @@ fn eval_bench_times_the_call_in_either_engine() {
     let quiet = oracle(&[&["eval", "--bench", "1", "--quiet", "--engine", "optimized"][..], &args].concat(), None);
     assert!(quiet.status.success() && quiet.stdout.is_empty());
     assert!(String::from_utf8(quiet.stderr).unwrap().contains("\"min_ns\":"));
+}
+
+/// The benchmark programs (`bench/`, run by `scripts/bench-peers` and `cargo bench -p
+/// optimized` but by no test) stay valid programs.
+#[test]
+fn the_bench_programs_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "rx"));
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let out = oracle(&["check", f.to_str().unwrap()], None);
+        assert!(out.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+    }
 }
