@@ -58,31 +58,7 @@ enum Command {
     },
     /// Evaluate a function of a program (after static checks): prints the result as an
     /// `.rx` literal, or `error[KIND] (RULE): message` and exits 1.
-    Eval {
-        file: PathBuf,
-        /// The global function to call.
-        #[arg(long, default_value = "main")]
-        entry: String,
-        /// The arguments, as `.rx` literals (`R.const([[1, 2]], "int32")`, `R.shape([2, 3])`,
-        /// tuples, `R.prim_value(3)`, `R.str("x")`) or `@path.npy`.
-        args: Vec<String>,
-        /// Also write the result's tensors as `.npy` files in this directory.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print each rule ID as it fires (on stderr).
-        #[arg(long)]
-        trace: bool,
-        /// The step budget.
-        #[arg(long, default_value_t = oracle::eval::Limits::default().fuel)]
-        fuel: u64,
-        /// The largest call depth (at most 10000).
-        #[arg(long, default_value_t = oracle::eval::Limits::default().max_depth)]
-        max_depth: usize,
-        /// The engine: the reference interpreter (`oracle`), the optimized engine
-        /// (`optimized`), or both, reporting whether they agree.
-        #[arg(long, value_enum, default_value = "oracle")]
-        engine: oracle::engine::Engine,
-    },
+    Eval(EvalArgs),
     /// Print the normalized form of a well-formed program.
     Normalize {
         file: PathBuf,
@@ -105,6 +81,48 @@ enum Command {
         #[arg(long, value_enum, default_value = "oracle")]
         engine: oracle::engine::Engine,
     },
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    file: PathBuf,
+    /// The global function to call.
+    #[arg(long, default_value = "main")]
+    entry: String,
+    /// The arguments, as `.rx` literals (`R.const([[1, 2]], "int32")`, `R.shape([2, 3])`,
+    /// tuples, `R.prim_value(3)`, `R.str("x")`) or `@path.npy`.
+    args: Vec<String>,
+    /// Also write the result's tensors as `.npy` files in this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print each rule ID as it fires (on stderr).
+    #[arg(long)]
+    trace: bool,
+    /// The step budget.
+    #[arg(long, default_value_t = oracle::eval::Limits::default().fuel)]
+    fuel: u64,
+    /// The largest call depth (at most 10000).
+    #[arg(long, default_value_t = oracle::eval::Limits::default().max_depth)]
+    max_depth: usize,
+    /// The engine: the reference interpreter (`oracle`), the optimized engine
+    /// (`optimized`), or both, reporting whether they agree.
+    #[arg(long, value_enum, default_value = "oracle")]
+    engine: oracle::engine::Engine,
+    /// The threads a kernel of the optimized engine may use (default: RELAX_THREADS, or 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
+    /// Time the call: parse, check and compile once (each timed), run it --warmup times,
+    /// then N times, and print the times per call on stderr (`bench:` lines, the last
+    /// one JSON); the last call's result prints as usual. One engine at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    bench: Option<u64>,
+    /// Untimed calls before the timed ones of --bench.
+    #[arg(long, default_value_t = 3, requires = "bench")]
+    warmup: u64,
+    /// Do not print the result value (a 16M-element tensor prints as 400 MB of text);
+    /// errors, printed lines and --out are unchanged.
+    #[arg(long)]
+    quiet: bool,
 }
 
 fn read_input(file: &PathBuf) -> Result<(String, String), String> {
@@ -193,7 +211,7 @@ fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
 
 /// Prints one engine's run: what it printed, its trace, then its value (stdout) or
 /// its error (stderr); whether it returned a value.
-fn show_run(run: &oracle::eval::run::RunText, name: &str, src: &str, label: Option<&str>) -> bool {
+fn show_run(run: &oracle::eval::run::RunText, name: &str, src: &str, label: Option<&str>, quiet: bool) -> bool {
     let prefix = label.map_or(String::new(), |l| format!("{l}: "));
     for line in &run.printed {
         println!("{prefix}{line}");
@@ -203,7 +221,9 @@ fn show_run(run: &oracle::eval::run::RunText, name: &str, src: &str, label: Opti
     }
     match &run.result {
         Ok(v) => {
-            println!("{prefix}{v}");
+            if !quiet {
+                println!("{prefix}{v}");
+            }
             true
         }
         Err(e) => {
@@ -217,30 +237,27 @@ fn show_run(run: &oracle::eval::run::RunText, name: &str, src: &str, label: Opti
 }
 
 /// `oracle eval`.
-#[allow(clippy::too_many_arguments)]
-fn eval(
-    file: &PathBuf,
-    entry: &str,
-    args: &[String],
-    out: Option<&std::path::Path>,
-    trace: bool,
-    fuel: u64,
-    max_depth: usize,
-    engine: oracle::engine::Engine,
-) -> ExitCode {
+fn eval(a: &EvalArgs) -> ExitCode {
     use oracle::engine::compare::Verdict;
     use oracle::eval::run::Arg;
-    let (name, src) = match read_input(file) {
+    let (name, src) = match read_input(&a.file) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    if a.bench.is_some() && (a.engine == oracle::engine::Engine::Both || a.trace) {
+        eprintln!(
+            "error: --bench times one engine without tracing: use --engine optimized or --engine oracle \
+             (once per engine to compare them), without --trace"
+        );
+        return ExitCode::FAILURE;
+    }
     // `@path.npy` arguments are read straight into tensors.
-    let mut values = Vec::with_capacity(args.len());
-    for a in args {
-        match a.strip_prefix('@') {
+    let mut values = Vec::with_capacity(a.args.len());
+    for arg in &a.args {
+        match arg.strip_prefix('@') {
             Some(path) => {
                 match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| oracle::eval::npy::read_npy(&b)) {
                     Ok(arr) => values.push(Arg::Array(arr)),
@@ -250,11 +267,42 @@ fn eval(
                     }
                 }
             }
-            None => values.push(Arg::Literal(a.clone())),
+            None => values.push(Arg::Literal(arg.clone())),
         }
     }
-    let limits = oracle::eval::Limits { fuel, max_depth };
-    let report = match oracle::eval::run::run_eval(&name, &src, entry, &values, engine, limits, trace, out) {
+    let limits = oracle::eval::Limits { fuel: a.fuel, max_depth: a.max_depth };
+    let threads = a.threads.map_or_else(optimized::threads_from_env, |t| t as usize);
+    if let Some(iters) = a.bench {
+        let config = oracle::eval::bench::BenchConfig {
+            engine: a.engine,
+            limits,
+            iters: iters as usize,
+            warmup: a.warmup as usize,
+            threads,
+            show_result: !a.quiet,
+        };
+        return match oracle::eval::bench::run_bench(&name, &src, &a.entry, &values, config, a.out.as_deref()) {
+            Ok(r) => {
+                let ok = show_run(&r.last, &name, &src, None, a.quiet);
+                eprint!("{}", r.render());
+                if ok {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(e) => {
+                eprint!("{e}");
+                if !e.ends_with('\n') {
+                    eprintln!();
+                }
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let options =
+        oracle::eval::run::EvalOptions { engine: a.engine, limits, threads, trace: a.trace, out: a.out.as_deref() };
+    let report = match oracle::eval::run::run_eval(&name, &src, &a.entry, &values, options) {
         Ok(r) => r,
         Err(e) => {
             eprint!("{e}");
@@ -268,20 +316,20 @@ fn eval(
         (Some(o), Some(e), Some(verdict)) => match verdict {
             Verdict::Agree => {
                 eprintln!("agree: the oracle and the optimized engine");
-                show_run(o, &name, &src, None)
+                show_run(o, &name, &src, None, a.quiet)
             }
             Verdict::Poisoned(k) => {
                 eprintln!("poisoned: a run ended in {k}, so the engines are not compared");
-                show_run(o, &name, &src, Some("oracle")) & show_run(e, &name, &src, Some("optimized"))
+                show_run(o, &name, &src, Some("oracle"), a.quiet) & show_run(e, &name, &src, Some("optimized"), a.quiet)
             }
             Verdict::Differ(why) => {
                 eprintln!("DISAGREE: {why}");
-                show_run(o, &name, &src, Some("oracle"));
-                show_run(e, &name, &src, Some("optimized"));
+                show_run(o, &name, &src, Some("oracle"), a.quiet);
+                show_run(e, &name, &src, Some("optimized"), a.quiet);
                 false
             }
         },
-        (Some(r), _, _) | (_, Some(r), _) => show_run(r, &name, &src, None),
+        (Some(r), _, _) | (_, Some(r), _) => show_run(r, &name, &src, None, a.quiet),
         _ => false,
     };
     if ok {
@@ -340,9 +388,7 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Eval { file, entry, args, out, trace, fuel, max_depth, engine } => {
-            eval(&file, &entry, &args, out.as_deref(), trace, fuel, max_depth, engine)
-        }
+        Command::Eval(a) => eval(&a),
         Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {
             Ok(l) => {

@@ -1,4 +1,5 @@
-//! The `oracle` binary: exit codes and output of `fmt`, `parse` and `test`.
+//! The `oracle` binary: exit codes and output of `fmt`, `parse`, `check`, `prove`, `eval` (and
+//! `eval --bench`) and `test`.
 
 use std::io::Write;
 use std::path::Path;
@@ -223,4 +224,77 @@ fn the_bundled_mlp_matches_numpy() {
         assert!((g - w).abs() <= 1e-5, "element {i}: {g} vs {w}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fields of a flat JSON object of numbers, strings, booleans and nulls (what the
+/// final `bench:` line holds), as text.
+fn flat_json(line: &str) -> std::collections::HashMap<String, String> {
+    let body = line.trim().strip_prefix('{').and_then(|l| l.strip_suffix('}')).expect("a JSON object");
+    body.split(',')
+        .map(|field| {
+            let (k, v) = field.split_once(':').expect("key:value");
+            let k = k.trim().strip_prefix('"').and_then(|k| k.strip_suffix('"')).expect("a quoted key");
+            (k.to_string(), v.trim().trim_matches('"').to_string())
+        })
+        .collect()
+}
+
+/// `eval --bench 3` on a benchmark program in each engine: the result prints as usual
+/// (stdout), the timings as `bench:` lines (stderr), the last one JSON with the figures
+/// the peer script reads.
+#[test]
+fn eval_bench_times_the_call_in_either_engine() {
+    let args = [
+        "bench/chain100.rx",
+        "R.const([1, -2, 3, 0.5], \"float32\")",
+        "R.const([0.25, 0.5, -1, 2], \"float32\")",
+        "R.const([1, 0.5, 1.5, 0.75], \"float32\")",
+    ];
+    let plain = oracle(&[&["eval"][..], &args].concat(), None);
+    assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+    for (engine, threads) in [("optimized", "2"), ("oracle", "1")] {
+        let out = oracle(&[&["eval", "--bench", "3", "--engine", engine, "--threads", "2"][..], &args].concat(), None);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{err}");
+        assert_eq!(out.stdout, plain.stdout, "the last call's result prints as without --bench");
+        assert!(err.lines().any(|l| l.starts_with("bench: parse ") && l.contains("check")), "{err}");
+        assert!(err.lines().any(|l| l.starts_with("bench: per call: min ")), "{err}");
+        let json = err.lines().last().and_then(|l| l.strip_prefix("bench: ")).expect("a last bench: line");
+        let f = flat_json(json);
+        assert_eq!(f["engine"], engine, "{json}");
+        assert_eq!(f["threads"], threads, "{json}");
+        assert_eq!((f["iters"].as_str(), f["warmup"].as_str(), f["ok"].as_str()), ("3", "3", "true"), "{json}");
+        let ns = |k: &str| f[k].parse::<u64>().unwrap_or_else(|_| panic!("{k} in {json}"));
+        assert!(ns("min_ns") > 0 && ns("min_ns") <= ns("median_ns") && ns("median_ns") <= ns("max_ns"), "{json}");
+        ns("parse_ns");
+        ns("check_ns");
+        if engine == "optimized" {
+            ns("compile_ns");
+            assert!(ns("peak_bytes") >= 16, "{json}");
+        } else {
+            assert_eq!((f["compile_ns"].as_str(), f["peak_bytes"].as_str()), ("null", "null"), "{json}");
+        }
+    }
+    let both = oracle(&[&["eval", "--bench", "3", "--engine", "both"][..], &args].concat(), None);
+    assert_eq!(both.status.code(), Some(1));
+    let err = String::from_utf8(both.stderr).unwrap();
+    assert!(err.starts_with("error: --bench times one engine") && err.contains("--engine optimized"), "{err}");
+    // --quiet leaves the value out, and the figures in.
+    let quiet = oracle(&[&["eval", "--bench", "1", "--quiet", "--engine", "optimized"][..], &args].concat(), None);
+    assert!(quiet.status.success() && quiet.stdout.is_empty());
+    assert!(String::from_utf8(quiet.stderr).unwrap().contains("\"min_ns\":"));
+}
+
+/// The benchmark programs (`bench/`, run by `scripts/bench-peers` and `cargo bench -p
+/// optimized` but by no test) stay valid programs.
+#[test]
+fn the_bench_programs_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "rx"));
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let out = oracle(&["check", f.to_str().unwrap()], None);
+        assert!(out.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+    }
 }

@@ -3,6 +3,7 @@
 //! Function" and "Detailed Semantics", transcribed. Every step cites its rule
 //! (`SEM-n`, `SI-MC-n`, `OP-name`).
 
+pub mod bench;
 pub mod builtins;
 pub mod interp;
 pub mod kernels;

@@ -55,7 +55,7 @@ pub struct RunText {
     pub trace: Vec<String>,
 }
 
-fn limits_capped(l: Limits) -> Limits {
+pub(crate) fn limits_capped(l: Limits) -> Limits {
     Limits { max_depth: l.max_depth.min(MAX_DEPTH), ..l }
 }
 
@@ -96,7 +96,7 @@ pub struct EvalReport {
 }
 
 /// The values of `args` (literals evaluated in the module's global scope).
-fn arg_values(m: &IRModule, args: &[Arg]) -> Result<Vec<Value>, String> {
+pub(crate) fn arg_values(m: &IRModule, args: &[Arg]) -> Result<Vec<Value>, String> {
     let mut mach = Machine::new(m, Limits::default());
     args.iter()
         .map(|a| match a {
@@ -109,19 +109,23 @@ fn arg_values(m: &IRModule, args: &[Arg]) -> Result<Vec<Value>, String> {
         .collect()
 }
 
+/// How `oracle eval` runs a call.
+#[derive(Clone, Copy)]
+pub struct EvalOptions<'a> {
+    pub engine: crate::engine::Engine,
+    pub limits: Limits,
+    /// The optimized engine's `Limits::threads`.
+    pub threads: usize,
+    /// Record the rules the oracle fires.
+    pub trace: bool,
+    /// Write the result's tensors as `.npy` files in this directory.
+    pub out: Option<&'a std::path::Path>,
+}
+
 /// Checks `src` and calls `entry` on `args` in the chosen engine(s); with `out`, writes
 /// the result's tensors there as `.npy` (the oracle's when both run).
-#[allow(clippy::too_many_arguments)]
-pub fn run_eval(
-    name: &str,
-    src: &str,
-    entry: &str,
-    args: &[Arg],
-    engine: crate::engine::Engine,
-    limits: Limits,
-    trace: bool,
-    out: Option<&std::path::Path>,
-) -> Result<EvalReport, String> {
+pub fn run_eval(name: &str, src: &str, entry: &str, args: &[Arg], options: EvalOptions) -> Result<EvalReport, String> {
+    let EvalOptions { engine, limits, threads, trace, out } = options;
     use crate::engine::{compare, Engine};
     on_big_stack(|| {
         let m = prepare(name, src)?;
@@ -145,7 +149,8 @@ pub fn run_eval(
         }
         if engine != Engine::Oracle {
             let values = arg_values(&m, args)?;
-            let o = crate::engine::run(&m, entry, &values, crate::engine::limits(limits))?;
+            let limits = optimized::Limits { threads, ..crate::engine::limits(limits) };
+            let o = crate::engine::run(&m, entry, &values, limits)?;
             report.engine = Some(RunText {
                 result: o.shown.clone().ok_or(()).or_else(|_| o.result.clone().map(|v| print_value(&v))),
                 printed: o.printed,
