@@ -17,7 +17,7 @@
 
 use super::elementwise::{Arith, Unary};
 use super::lanes::Lane;
-use super::layout::{broadcast_shapes, broadcast_strides};
+use super::layout::broadcast_shapes;
 use super::simd::{binary, binary_acc, unary, unary_acc, FloatElem};
 use super::threads::{parallel_ranges, PARALLEL_MIN_ELEMENTS};
 use super::{Kernel, KernelCx};
@@ -235,7 +235,7 @@ impl FusedGroup {
             .map(|(g, (which, t))| match g {
                 None if *which == target => Input::Output,
                 None => Input::Unused,
-                Some(g) => Input::Data { data: &g[..], strides: broadcast_strides(t.shape(), &shape) },
+                Some(g) => Input::Data { data: &g[..], shape: t.shape() },
             })
             .collect();
         let walk = Walk::new(&shape, &inputs);
@@ -258,20 +258,38 @@ impl FusedGroup {
     /// The broadcast shape of the tree's root, or `None` when some operator's operands
     /// do not broadcast (the unfused run reports that operator's error).
     fn result_shape(&self, leaves: &[&Rc<Tensor>], head: Option<&Rc<Tensor>>) -> Option<Vec<u64>> {
-        let mut stack: Vec<Vec<u64>> = Vec::new();
+        // Shapes borrowed from the operands until a broadcast makes a new one (a chain of
+        // same-shape operands allocates nothing).
+        enum Shape<'a> {
+            Of(&'a [u64]),
+            New(Vec<u64>),
+        }
+        impl Shape<'_> {
+            fn dims(&self) -> &[u64] {
+                match self {
+                    Shape::Of(s) => s,
+                    Shape::New(v) => v,
+                }
+            }
+        }
+        let mut stack: Vec<Shape> = Vec::with_capacity(self.registers + 1);
         for s in &self.prog {
             match s {
-                Step::Leaf(k) => stack.push(leaves.get(*k)?.shape().to_vec()),
-                Step::Head => stack.push(head?.shape().to_vec()),
+                Step::Leaf(k) => stack.push(Shape::Of(leaves.get(*k)?.shape())),
+                Step::Head => stack.push(Shape::Of(head?.shape())),
                 Step::Op(Elementwise::Unary(_)) => {}
                 Step::Op(Elementwise::Binary(_)) => {
                     let b = stack.pop()?;
                     let a = stack.pop()?;
-                    stack.push(broadcast_shapes(&a, &b)?);
+                    stack.push(if a.dims() == b.dims() {
+                        a
+                    } else {
+                        Shape::New(broadcast_shapes(a.dims(), b.dims())?)
+                    });
                 }
             }
         }
-        stack.pop()
+        Some(stack.pop()?.dims().to_vec())
     }
 }
 
@@ -310,65 +328,87 @@ enum Target {
     Leaf(usize),
 }
 
-/// An input of the walk: elements with their strides over the result's shape, or the
-/// output buffer itself (an operand whose buffer the result reuses).
+/// An input of the walk: elements and the shape they broadcast from, or the output
+/// buffer itself (an operand whose buffer the result reuses).
 enum Input<'a, T> {
-    Data { data: &'a [T], strides: Vec<usize> },
+    Data { data: &'a [T], shape: &'a [u64] },
     Output,
     /// An operand only the head reads.
     Unused,
 }
 
 /// The result's shape with adjacent dimensions merged where every input walks them as
-/// one, and each input's strides over it.
+/// one (dimensions of 1 dropped), outermost first, and each input's stride along each:
+/// `strides[d * inputs + k]`.
 struct Walk {
     dims: Vec<usize>,
-    strides: Vec<Vec<usize>>,
+    strides: Vec<usize>,
+    inputs: usize,
 }
 
 impl Walk {
     fn new<T>(shape: &[u64], inputs: &[Input<T>]) -> Walk {
+        let n = inputs.len();
+        // Built from the innermost dimension out: `own[k]` is input k's row-major stride
+        // of the dimension at hand (the product of its dimensions inside it).
+        let mut own = vec![1usize; n];
         let mut dims: Vec<usize> = Vec::new();
-        let mut strides: Vec<Vec<usize>> = vec![Vec::new(); inputs.len()];
-        for (i, &d) in shape.iter().enumerate() {
+        let mut strides: Vec<usize> = Vec::new();
+        let mut step = vec![0usize; n];
+        for (i, &d) in shape.iter().enumerate().rev() {
             let d = d as usize;
             if d == 1 {
                 continue;
             }
-            let stride = |k: usize| match &inputs[k] {
-                Input::Data { strides, .. } => strides[i],
-                Input::Output | Input::Unused => 1,
-            };
-            let merge = !dims.is_empty()
-                && (0..inputs.len()).all(|k| match &inputs[k] {
-                    Input::Output | Input::Unused => true,
-                    Input::Data { .. } => strides[k].last().copied() == stride(k).checked_mul(d),
-                });
-            if merge {
-                let last = dims.len() - 1;
-                dims[last] *= d;
-                for (k, s) in strides.iter_mut().enumerate() {
-                    let l = s.len() - 1;
-                    s[l] = stride(k);
+            let from_end = shape.len() - i;
+            for (k, input) in inputs.iter().enumerate() {
+                step[k] = match input {
+                    Input::Data { shape: s, .. } => {
+                        let dim = if from_end <= s.len() { s[s.len() - from_end] as usize } else { 1 };
+                        let st = if dim == 1 { 0 } else { own[k] };
+                        own[k] = own[k].saturating_mul(dim);
+                        st
+                    }
+                    Input::Output | Input::Unused => 0,
+                };
+            }
+            let merge = match dims.last() {
+                Some(&inner) => {
+                    let base = strides.len() - n;
+                    (0..n).all(|k| inner.checked_mul(strides[base + k]) == Some(step[k]))
                 }
-            } else {
-                dims.push(d);
-                for (k, s) in strides.iter_mut().enumerate() {
-                    s.push(stride(k));
+                None => false,
+            };
+            match merge {
+                true => *dims.last_mut().unwrap_or(&mut 0) *= d,
+                false => {
+                    dims.push(d);
+                    strides.extend_from_slice(&step);
                 }
             }
         }
-        Walk { dims, strides }
+        // Outermost first.
+        dims.reverse();
+        let mut flat = Vec::with_capacity(strides.len());
+        for c in strides.chunks(n.max(1)).rev() {
+            flat.extend_from_slice(c);
+        }
+        Walk { dims, strides: if n == 0 { Vec::new() } else { flat }, inputs: n }
+    }
+
+    fn stride(&self, d: usize, k: usize) -> usize {
+        self.strides[d * self.inputs + k]
     }
 
     /// Does every input's walk stay inside its elements? (It does for operands of the
     /// shapes they claim; a layout bug must not read past them.)
     fn in_bounds<T>(&self, inputs: &[Input<T>]) -> bool {
-        inputs.iter().zip(&self.strides).all(|(i, s)| match i {
+        let rank = self.dims.len();
+        inputs.iter().enumerate().all(|(k, i)| match i {
             Input::Output | Input::Unused => true,
             Input::Data { data, .. } => {
-                let last = self.dims.iter().zip(s).try_fold(0usize, |acc, (d, st)| acc.checked_add((d - 1).checked_mul(*st)?));
-                last.is_some_and(|l| l < data.len()) && s.last().is_none_or(|st| *st <= 1)
+                let last = (0..rank).try_fold(0usize, |acc, d| acc.checked_add((self.dims[d] - 1).checked_mul(self.stride(d, k))?));
+                last.is_some_and(|l| l < data.len()) && (rank == 0 || self.stride(rank - 1, k) <= 1)
             }
         })
     }
@@ -383,13 +423,14 @@ impl Walk {
         out: &mut [T],
     ) {
         let len = self.dims.last().copied().unwrap_or(1);
-        let mut regs: Vec<Vec<T>> = vec![vec![T::ZERO; CHUNK]; registers.max(1)];
+        let mut regs: Vec<Vec<T>> = vec![vec![T::ZERO; CHUNK.min(out.len())]; registers.max(1)];
+        let mut offsets = vec![0usize; self.inputs];
         let mut stack: Vec<Operand<'a, T>> = Vec::with_capacity(registers);
         let mut pos = 0usize;
         while pos < out.len() {
             let flat = lo + pos;
             let (row, col) = (flat / len, flat % len);
-            let offsets = self.row_offsets(row);
+            self.row_offsets(row, &mut offsets);
             let seg = (len - col).min(out.len() - pos);
             let mut c = 0;
             while c < seg {
@@ -398,7 +439,8 @@ impl Walk {
                 let lanes = |k: usize| -> Lane<'a, T> {
                     match &inputs[k] {
                         &Input::Data { data, .. } => {
-                            let (off, step) = (offsets[k], *self.strides[k].last().unwrap_or(&0));
+                            let step = if self.dims.is_empty() { 0 } else { self.stride(self.dims.len() - 1, k) };
+                            let off = offsets[k];
                             if step == 0 {
                                 Lane::Splat(data[off])
                             } else {
@@ -417,17 +459,18 @@ impl Walk {
 
     /// Each input's offset of the first element of row `row` (rows are the last
     /// dimension's runs).
-    fn row_offsets(&self, mut row: usize) -> Vec<usize> {
-        let mut offsets = vec![0usize; self.strides.len()];
+    fn row_offsets(&self, mut row: usize, offsets: &mut [usize]) {
+        offsets.fill(0);
         let outer = self.dims.len().saturating_sub(1);
         for d in (0..outer).rev() {
             let (q, r) = (row / self.dims[d], row % self.dims[d]);
-            for (k, s) in self.strides.iter().enumerate() {
-                offsets[k] += r * s[d];
+            if r > 0 {
+                for (k, o) in offsets.iter_mut().enumerate() {
+                    *o += r * self.stride(d, k);
+                }
             }
             row = q;
         }
-        offsets
     }
 }
 

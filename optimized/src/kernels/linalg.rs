@@ -6,7 +6,9 @@ use super::layout::{broadcast_shapes, broadcast_strides, for_each_row};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::DType;
 use crate::error::Result;
+use super::simd::FloatElem;
 use crate::scalar::Num;
+use crate::stats::{self, Counter};
 use crate::tensor::Tensor;
 use crate::value::Value;
 use crate::with_num;
@@ -64,7 +66,11 @@ impl Kernel for MatmulKernel {
         let a_conv = if a.dtype() != dtype { Some(convert(cx, a, "the first operand", dtype)?) } else { None };
         let b_conv = if b.dtype() != dtype { Some(convert(cx, b, "the second operand", dtype)?) } else { None };
         let (a, b) = (a_conv.as_ref().unwrap_or(a), b_conv.as_ref().unwrap_or(b));
-        with_num!(dtype, T => matmul_typed::<T>(cx, a, b, dtype, &plan))
+        match dtype {
+            DType::F32 => matmul_typed::<f32>(cx, a, b, dtype, &plan, gemm_f32),
+            DType::F64 => matmul_typed::<f64>(cx, a, b, dtype, &plan, gemm_f64),
+            _ => with_num!(dtype, T => matmul_typed::<T>(cx, a, b, dtype, &plan, gemm_in_order::<T>)),
+        }
     }
 }
 
@@ -95,7 +101,26 @@ fn plan(cx: &KernelCx, a: &[u64], b: &[u64]) -> Result<Plan> {
     Ok(Plan { a_batch: a_batch.to_vec(), b_batch: b_batch.to_vec(), batch, n, k, m, out_shape })
 }
 
-fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: &Plan) -> Result<Value> {
+/// One matrix product `out = a @ b` of `(n, k)` by `(k, m)` (out zeroed, k > 0), with
+/// the threads it may use.
+type Gemm<T> = fn(&[T], &[T], &mut [T], Dims, usize);
+
+/// The matrix dimensions of one product.
+#[derive(Clone, Copy)]
+struct Dims {
+    n: usize,
+    k: usize,
+    m: usize,
+}
+
+fn matmul_typed<T: Num>(
+    cx: &KernelCx,
+    a: &Tensor,
+    b: &Tensor,
+    dtype: DType,
+    p: &Plan,
+    gemm: Gemm<T>,
+) -> Result<Value> {
     let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
     let out = cx.alloc(dtype, &p.out_shape)?;
     let (n, k, m) = (p.n, p.k, p.m);
@@ -112,7 +137,7 @@ fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: 
                 let bm = y.get(ib * bsk..(ib + 1) * bsk);
                 let om = o.get_mut(io * osk..(io + 1) * osk);
                 match (am, bm, om) {
-                    (Some(am), Some(bm), Some(om)) => gemm(am, bm, om, k, m),
+                    (Some(am), Some(bm), Some(om)) => gemm(am, bm, om, Dims { n, k, m }, cx.threads),
                     _ => ok = false,
                 }
             }
@@ -126,8 +151,8 @@ fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: 
 
 /// `out += a @ b` for row-major `a` (n × k), `b` (k × m), `out` (n × m), all of them
 /// non-empty. The loop order i, p, j keeps the inner loop contiguous and still adds
-/// each `out[i, j]`'s terms in `p` order.
-fn gemm<T: Num>(a: &[T], b: &[T], out: &mut [T], k: usize, m: usize) {
+/// each `out[i, j]`'s terms in `p` order (the exact result the spec describes).
+fn gemm_in_order<T: Num>(a: &[T], b: &[T], out: &mut [T], Dims { k, m, .. }: Dims, _threads: usize) {
     for (orow, arow) in out.chunks_exact_mut(m).zip(a.chunks_exact(k)) {
         for (&av, brow) in arow.iter().zip(b.chunks_exact(m)) {
             for (o, &bv) in orow.iter_mut().zip(brow) {
@@ -135,6 +160,66 @@ fn gemm<T: Num>(a: &[T], b: &[T], out: &mut [T], k: usize, m: usize) {
             }
         }
     }
+}
+
+/// The products below this many multiply-adds run on one thread.
+const PARALLEL_MIN_FLOPS: usize = 1 << 20;
+
+/// A float product: a row vector (`n = 1`, a layer at batch 1) as `p`-ordered
+/// AXPYs over the rows of `b`, which stream through memory once and give the exact
+/// in-order result; anything larger through the `gemm` crate's blocked, vectorized
+/// kernels (its sums are reassociated: within the engines' float tolerance, F-8).
+fn gemm_float<T: FloatElem + 'static>(a: &[T], b: &[T], out: &mut [T], d: Dims, threads: usize) {
+    stats::record(Counter::Gemm);
+    if d.n == 1 {
+        super::simd::axpy_rows(a, b, out);
+        return;
+    }
+    let flops = d.n.saturating_mul(d.k).saturating_mul(d.m);
+    let parallel = threads > 1 && flops >= PARALLEL_MIN_FLOPS;
+    let mut run = |par: gemm::Parallelism| {
+        // SAFETY: `a`, `b` and `out` are exactly n×k, k×m and n×m row-major slices (the
+        // caller took them by these sizes), so every pointer offset gemm forms from the
+        // dimensions and strides stays inside them; `out` is not aliased by `a` or `b`.
+        unsafe {
+            gemm::gemm(
+                d.n,
+                d.m,
+                d.k,
+                out.as_mut_ptr(),
+                1,
+                d.m as isize,
+                false,
+                a.as_ptr(),
+                1,
+                d.k as isize,
+                b.as_ptr(),
+                1,
+                d.m as isize,
+                T::ZERO,
+                T::ONE,
+                false,
+                false,
+                false,
+                par,
+            )
+        }
+    };
+    match parallel.then(|| super::threads::pool(threads)).flatten() {
+        Some(pool) => {
+            stats::record(Counter::Threaded);
+            pool.install(|| run(gemm::Parallelism::Rayon(threads)))
+        }
+        None => run(gemm::Parallelism::None),
+    }
+}
+
+fn gemm_f32(a: &[f32], b: &[f32], out: &mut [f32], d: Dims, threads: usize) {
+    gemm_float(a, b, out, d, threads)
+}
+
+fn gemm_f64(a: &[f64], b: &[f64], out: &mut [f64], d: Dims, threads: usize) {
+    gemm_float(a, b, out, d, threads)
 }
 
 #[cfg(test)]

@@ -69,3 +69,15 @@ pub fn unary_acc<T: FloatElem>(op: Unary, acc: &mut [T]) {
         *o = f(*o);
     }
 }
+
+/// `out[j] = sum_p x[p] * w[p, j]` for row-major `w` (x.len() rows of out.len()),
+/// summed in `p` order.
+pub fn axpy_rows<T: FloatElem>(x: &[T], w: &[T], out: &mut [T]) {
+    let m = out.len();
+    out.fill(T::ZERO);
+    for (&xp, row) in x.iter().zip(w.chunks_exact(m)) {
+        for (o, &v) in out.iter_mut().zip(row) {
+            *o = o.add(xp.mul(v));
+        }
+    }
+}

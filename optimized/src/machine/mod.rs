@@ -87,19 +87,29 @@ fn read_all(frame: &Frame, ops: &[Operand], span: Span) -> Result<Vec<Value>> {
 /// frame rather than copied, so that when nothing else holds it the kernel sees the
 /// only reference and may write its result into it.
 fn hand_over(frame: &mut Frame, ops: &[Operand], dies: &[Slot], span: Span) -> Result<Vec<Value>> {
-    let mut out = Vec::with_capacity(ops.len());
-    for (i, op) in ops.iter().enumerate() {
-        // An operand passed twice is moved at its last occurrence only.
-        let last = !ops[i + 1..].contains(op);
-        match op {
-            Some(s) if last && dies.contains(s) => match frame.slots.get_mut(*s as usize).and_then(Option::take) {
-                Some(v) => out.push(v),
-                None => return Err(crash("WF-3", span, "a variable has no value here")),
-            },
-            _ => out.push(read(frame, *op, span)?),
-        }
+    if dies.is_empty() {
+        return read_all(frame, ops, span);
     }
-    Ok(out)
+    // From the last operand back, so that an operand passed twice is moved at its last
+    // occurrence and copied from there at the earlier ones.
+    let mut out: Vec<Option<Value>> = vec![None; ops.len()];
+    let mut moved: Vec<(Slot, usize)> = Vec::new();
+    for i in (0..ops.len()).rev() {
+        out[i] = Some(match ops[i] {
+            Some(s) if dies.binary_search(&s).is_ok() => match moved.iter().find(|(m, _)| *m == s) {
+                Some(&(_, j)) => out[j].clone().unwrap_or(Value::Null),
+                None => {
+                    moved.push((s, i));
+                    match frame.slots.get_mut(s as usize).and_then(Option::take) {
+                        Some(v) => v,
+                        None => return Err(crash("WF-3", span, "a variable has no value here")),
+                    }
+                }
+            },
+            op => read(frame, op, span)?,
+        });
+    }
+    Ok(out.into_iter().map(|v| v.unwrap_or(Value::Null)).collect())
 }
 
 fn crash(rule: &'static str, span: Span, message: &str) -> Error {
