@@ -45,6 +45,9 @@ impl Features {
     };
 }
 
+/// The most elements of a tensor with `large_tensors`.
+pub const LARGE_ELEMS: u64 = 1 << 14;
+
 /// Limits and switches of [`crate::generate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -61,6 +64,12 @@ pub struct Config {
     /// The largest value of an entry shape variable (dimensions start at 1).
     pub max_dim: i64,
     pub features: Features,
+    /// Tensors past the vector widths and the engine's threading threshold: some literal
+    /// dimensions between 17 and 300 (every vector tail), up to 2^14 elements.
+    pub large_tensors: bool,
+    /// Chains of 3 to 10 elementwise float operators in dataflow blocks, each result
+    /// used once by the next (the engine fuses them and reuses their buffers).
+    pub long_chains: bool,
 }
 
 impl Default for Config {
@@ -73,6 +82,8 @@ impl Default for Config {
             max_rank: 3,
             max_dim: 4,
             features: Features::ALL,
+            large_tensors: false,
+            long_chains: false,
         }
     }
 }
@@ -84,7 +95,7 @@ impl Config {
         self.max_functions = self.max_functions.min(5);
         self.max_bindings = self.max_bindings.clamp(1, 16);
         self.max_depth = self.max_depth.min(4);
-        self.max_tensor_elems = self.max_tensor_elems.clamp(1, 4096);
+        self.max_tensor_elems = self.max_tensor_elems.clamp(1, if self.large_tensors { LARGE_ELEMS } else { 4096 });
         self.max_rank = self.max_rank.min(4);
         self.max_dim = self.max_dim.clamp(1, 8);
         self
@@ -123,6 +134,8 @@ impl<'a> Arbitrary<'a> for Config {
             max_rank: u.int_in_range(0..=4)?,
             max_dim: u.int_in_range(1..=6)?,
             features: Features::arbitrary(u)?,
+            large_tensors: false,
+            long_chains: u.int_in_range(0u8..=3)? == 0,
         }
         .clamped())
     }

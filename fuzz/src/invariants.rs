@@ -101,7 +101,9 @@ pub fn run_engine(m: &Module) -> Result<(Outcome, Vec<String>, Option<String>), 
         .map(|a| optimized::Tensor::from_ndarray(a, &memory).ok().flatten().map(optimized::Value::tensor))
         .collect::<Option<Vec<_>>>()
         .ok_or("an input has no engine tensor")?;
-    let limits = optimized::Limits { fuel: FUEL, ..optimized::Limits::default() };
+    // Two threads from 64 elements on, so that generated tensors cross the splitting
+    // of every threaded kernel (the split is where its bugs would be).
+    let limits = optimized::Limits { fuel: FUEL, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
     let o = exe.run(&m.entry, &args, limits).map_err(|e| e.to_string())?;
     let outcome = match &o.result {
         Ok(v) => Ok(oracle::engine::convert::to_oracle(v)

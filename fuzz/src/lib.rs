@@ -35,8 +35,15 @@ pub fn seed_bytes(seed: u64) -> Vec<u8> {
 /// The program of a fuzz input: with `swarm`, the configuration comes from the first
 /// bytes too (swarm testing), else it is `Config::default()`.
 pub fn program_of(data: &[u8], swarm: bool) -> Module {
+    program_with(data, swarm, |_| {})
+}
+
+/// As [`program_of`], with the configuration adjusted by `tweak` (`fuzz-smoke`'s
+/// switches) before generating.
+pub fn program_with(data: &[u8], swarm: bool, tweak: impl Fn(&mut Config)) -> Module {
     let mut u = Unstructured::new(data);
-    let cfg = if swarm { Config::arbitrary(&mut u).unwrap_or_default() } else { Config::default() };
+    let mut cfg = if swarm { Config::arbitrary(&mut u).unwrap_or_default() } else { Config::default() };
+    tweak(&mut cfg);
     generate(&mut u, &cfg)
 }
 

@@ -5,7 +5,7 @@
 use clap::Parser;
 use fuzz::invariants::check_program;
 use fuzz::stats::Stats;
-use fuzz::{program_of, seed_bytes, write_failure};
+use fuzz::{program_with, seed_bytes, write_failure};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -29,11 +29,18 @@ struct Args {
     /// Print each seed before checking it (to find a seed that hangs).
     #[arg(long)]
     verbose: bool,
+    /// Some tensors with dimensions of 17 to 300 (vector tails, threading thresholds).
+    #[arg(long)]
+    large_tensors: bool,
+    /// Chains of elementwise float operators in dataflow blocks (fusion, in-place reuse).
+    #[arg(long)]
+    long_chains: bool,
 }
 
 fn main() {
     let args = Args::parse();
     let mut stats = Stats::default();
+    let fired_before = optimized::stats::snapshot();
     let mut failures = 0usize;
     let start = Instant::now();
     std::panic::set_hook(Box::new(|_| {}));
@@ -44,7 +51,10 @@ fn main() {
         }
         let data = seed_bytes(seed);
         // Odd seeds draw their configuration from the bytes (swarm testing).
-        let m = program_of(&data, seed % 2 == 1);
+        let m = program_with(&data, seed % 2 == 1, |c| {
+            c.large_tensors |= args.large_tensors && seed % 4 < 2;
+            c.long_chains |= args.long_chains;
+        });
         stats.add_program(&m.ir);
         let result = catch_unwind(AssertUnwindSafe(|| check_program(&m))).unwrap_or_else(|p| {
             let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
@@ -71,6 +81,16 @@ fn main() {
         args.iters as f64 / secs.max(1e-9)
     );
     print!("{}", stats.render());
+    // What the engine's optimizations did over these programs: one never fired is one the
+    // run could not have found a bug in.
+    println!("engine optimizations fired:");
+    let mut never = Vec::new();
+    for ((c, n), (_, before)) in optimized::stats::snapshot().into_iter().zip(fired_before) {
+        println!("  {:<24} {}", c.name(), n - before);
+        if n == before {
+            never.push(c.name());
+        }
+    }
     let kinds = fuzz::stats::NODE_KINDS.len();
     let share = 100.0 * (kinds - stats.missing_nodes().len()) as f64 / kinds as f64;
     let mut ok = failures == 0;
@@ -80,6 +100,10 @@ fn main() {
     }
     if args.iters >= 500 && !stats.missing_ops().is_empty() {
         eprintln!("operators never generated: {:?}", stats.missing_ops());
+        ok = false;
+    }
+    if args.large_tensors && args.long_chains && args.iters >= 500 && !never.is_empty() {
+        eprintln!("engine optimizations that never fired: {never:?}");
         ok = false;
     }
     std::process::exit(if ok { 0 } else { 1 });

@@ -140,6 +140,9 @@ impl<'a> Gen<'a, '_> {
     }
 
     pub fn new_dim(&mut self, sc: &Scope) -> Dim {
+        if self.cfg.large_tensors && self.chance(1, 3) {
+            return Dim::lit(self.range(17, 300));
+        }
         let vars = sc.shape_vars.clone();
         let var = match self.choose(&vars) {
             Some((v, hi)) if self.cfg.features.symbolic => Dim::var(&v, hi),

@@ -53,6 +53,7 @@ impl<'a> Gen<'a, '_> {
                             _ => Dim::var(&PrimVar::shape_var(self.name(prefix)), self.cfg.max_dim),
                         }
                     }
+                    _ if self.cfg.large_tensors && self.chance(1, 3) => Dim::lit(self.range(17, 300)),
                     _ => Dim::lit(self.range(1, self.cfg.max_dim.min(3))),
                 };
                 if Ty::elems(&dims).saturating_mul(d.hi as u64) > self.cfg.max_tensor_elems {
@@ -244,7 +245,11 @@ impl<'a> Gen<'a, '_> {
             }
             let output = self.chance(1, 3);
             let before = inner.vars.len();
-            self.binding(&mut inner, &mut bs, !output);
+            if self.cfg.long_chains && self.chance(1, 3) {
+                self.elementwise_chain(&mut inner, &mut bs, output);
+            } else {
+                self.binding(&mut inner, &mut bs, !output);
+            }
             if output {
                 sc.vars.extend(inner.vars[before..].iter().cloned());
             }

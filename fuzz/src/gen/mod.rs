@@ -5,6 +5,7 @@
 //! through `Unstructured`; when they run out every choice is the first (simplest) one,
 //! so generation always ends and never fails.
 
+mod chains;
 mod exprs;
 mod funcs;
 mod inputs;

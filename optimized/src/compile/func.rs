@@ -4,17 +4,17 @@
 //! condition then one branch, a `SeqExpr`'s bindings then its body.
 
 use super::check::{self, Slots};
+use super::fuse::Fusible;
 use super::plan::{FuncPlan, Instr, NotableInfo, Operand, OutShape, OutTensor, Outputs, Param, Slot};
 use super::shape::{compile as compile_shape, ShapeSlot};
 use super::Module;
-use super::fuse::Fusible;
 use crate::dtype::DType;
 use crate::kernels::fused::{elementwise, Elementwise};
 use crate::kernels::{lower, Lowered, Lowering, Notable};
+use spec_model::grammar::DataType;
 use spec_model::grammar::{
     AttrValue, Binding, Call, Expr, ExprKind, Function, PrimVar, SeqExpr, StructInfo, StructInfoKind, Var,
 };
-use spec_model::grammar::DataType;
 use spec_model::ops::{Op, OpRef};
 use spec_model::Span;
 use std::collections::HashMap;
@@ -434,7 +434,9 @@ fn fusible(l: &Lowering) -> Option<Fusible> {
         None if l.op == Op::Matmul => {
             let same = match l.attrs.get("out_dtype") {
                 None | Some(AttrValue::None) => true,
-                Some(AttrValue::Str(s)) => DataType::parse(s).is_some_and(|d| d.is_void() || DType::of(d) == l.dtype(0)),
+                Some(AttrValue::Str(s)) => {
+                    DataType::parse(s).is_some_and(|d| d.is_void() || DType::of(d) == l.dtype(0))
+                }
                 Some(_) => false,
             };
             if !same {

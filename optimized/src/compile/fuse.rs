@@ -84,9 +84,7 @@ fn find_groups(plan: &FuncPlan, fusible: &HashMap<usize, Fusible>) -> Vec<(usize
         }
     }
     let pinned = pinned(plan);
-    let internal = |s: Slot| {
-        read_count.get(&s) == Some(&1) && write_count.get(&s) == Some(&1) && !pinned.contains(&s)
-    };
+    let internal = |s: Slot| read_count.get(&s) == Some(&1) && write_count.get(&s) == Some(&1) && !pinned.contains(&s);
     let mut groups = Vec::new();
     let mut i = 0;
     while i < code.len() {

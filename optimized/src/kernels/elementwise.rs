@@ -485,7 +485,13 @@ mod tests {
         let attrs = Attrs::default();
         let l = Lowering { op: Op::Add, attrs: &attrs, args: &statics };
         let k = arith(&l, Arith::Add);
-        let cx = KernelCx { op: Op::Add, span: spec_model::Span::SYNTHETIC, memory: &mem, threads: 1 };
+        let cx = KernelCx {
+            op: Op::Add,
+            span: spec_model::Span::SYNTHETIC,
+            memory: &mem,
+            threads: 1,
+            parallel_min: 1 << 17,
+        };
         let floats = [t(&mem, DType::F32, &[2], &[1.5f32, 2.0]), t(&mem, DType::F32, &[], &[1.0f32])];
         let Value::Tensor(r) = k.run(&cx, &floats).unwrap() else { panic!("a tensor") };
         assert_eq!(&*r.elements::<f32>().unwrap(), &[2.5, 3.0]);

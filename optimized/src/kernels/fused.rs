@@ -19,7 +19,7 @@ use super::elementwise::{Arith, Unary};
 use super::lanes::Lane;
 use super::layout::broadcast_shapes;
 use super::simd::{binary, binary_acc, unary, unary_acc, FloatElem};
-use super::threads::{parallel_ranges, PARALLEL_MIN_ELEMENTS};
+use super::threads::parallel_ranges;
 use super::{Kernel, KernelCx};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -162,7 +162,7 @@ impl FusedGroup {
                 Src::Member(j) => results[j].take().unwrap_or(Value::Null),
             });
         }
-        let mcx = KernelCx { op: m.op, span: m.span, memory: cx.memory, threads: cx.threads };
+        let mcx = KernelCx { op: m.op, span: m.span, ..*cx };
         m.kernel.run(&mcx, &operands)
     }
 
@@ -222,8 +222,12 @@ impl FusedGroup {
         }
         // The inputs: each leaf and the head, read where they are, or through the output
         // for the one whose buffer the result reuses.
-        let sources: Vec<(Target, &Rc<Tensor>)> =
-            leaves.iter().enumerate().map(|(k, t)| (Target::Leaf(k), *t)).chain(head.map(|h| (Target::Head, h))).collect();
+        let sources: Vec<(Target, &Rc<Tensor>)> = leaves
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (Target::Leaf(k), *t))
+            .chain(head.map(|h| (Target::Head, h)))
+            .collect();
         let mut guards = Vec::with_capacity(sources.len());
         for (which, t) in &sources {
             let unused = matches!(which, Target::Leaf(k) if !self.walked[*k]);
@@ -243,7 +247,7 @@ impl FusedGroup {
             return Some(Err(super::common::layout_bug(cx)));
         }
         let mut o = out.elements_mut::<T>()?;
-        let threads = if numel >= PARALLEL_MIN_ELEMENTS { cx.threads } else { 1 };
+        let threads = cx.threads_for(numel);
         let (prog, registers) = (&self.prog[..], self.registers);
         let eval = |lo: usize, part: &mut [T]| walk.eval(prog, registers, &inputs, lo, part);
         if parallel_ranges(threads, &mut o, &eval) {
@@ -311,9 +315,7 @@ fn postfix(members: &[Member], i: usize, head: bool, used: &mut [bool], prog: &m
     for s in m.args.iter() {
         match *s {
             Src::Arg(k) => prog.push(Step::Leaf(k)),
-            Src::Member(j) if j < i && !std::mem::replace(&mut used[j], true) => {
-                postfix(members, j, head, used, prog)?
-            }
+            Src::Member(j) if j < i && !std::mem::replace(&mut used[j], true) => postfix(members, j, head, used, prog)?,
             Src::Member(_) => return None,
         }
     }
@@ -331,7 +333,10 @@ enum Target {
 /// An input of the walk: elements and the shape they broadcast from, or the output
 /// buffer itself (an operand whose buffer the result reuses).
 enum Input<'a, T> {
-    Data { data: &'a [T], shape: &'a [u64] },
+    Data {
+        data: &'a [T],
+        shape: &'a [u64],
+    },
     Output,
     /// An operand only the head reads.
     Unused,
@@ -407,7 +412,8 @@ impl Walk {
         inputs.iter().enumerate().all(|(k, i)| match i {
             Input::Output | Input::Unused => true,
             Input::Data { data, .. } => {
-                let last = (0..rank).try_fold(0usize, |acc, d| acc.checked_add((self.dims[d] - 1).checked_mul(self.stride(d, k))?));
+                let last = (0..rank)
+                    .try_fold(0usize, |acc, d| acc.checked_add((self.dims[d] - 1).checked_mul(self.stride(d, k))?));
                 last.is_some_and(|l| l < data.len()) && (rank == 0 || self.stride(rank - 1, k) <= 1)
             }
         })

@@ -3,10 +3,10 @@
 use super::common::{created, layout_bug, operand, read, write};
 use super::convert::convert;
 use super::layout::{broadcast_shapes, broadcast_strides, for_each_row};
+use super::simd::FloatElem;
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::DType;
 use crate::error::Result;
-use super::simd::FloatElem;
 use crate::scalar::Num;
 use crate::stats::{self, Counter};
 use crate::tensor::Tensor;
@@ -102,7 +102,7 @@ fn plan(cx: &KernelCx, a: &[u64], b: &[u64]) -> Result<Plan> {
 }
 
 /// One matrix product `out = a @ b` of `(n, k)` by `(k, m)` (out zeroed, k > 0), with
-/// the threads it may use.
+/// the threads it may use (more than one only for at least `parallel_min` multiply-adds).
 type Gemm<T> = fn(&[T], &[T], &mut [T], Dims, usize);
 
 /// The matrix dimensions of one product.
@@ -113,14 +113,7 @@ struct Dims {
     m: usize,
 }
 
-fn matmul_typed<T: Num>(
-    cx: &KernelCx,
-    a: &Tensor,
-    b: &Tensor,
-    dtype: DType,
-    p: &Plan,
-    gemm: Gemm<T>,
-) -> Result<Value> {
+fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: &Plan, gemm: Gemm<T>) -> Result<Value> {
     let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
     let out = cx.alloc(dtype, &p.out_shape)?;
     let (n, k, m) = (p.n, p.k, p.m);
@@ -137,7 +130,7 @@ fn matmul_typed<T: Num>(
                 let bm = y.get(ib * bsk..(ib + 1) * bsk);
                 let om = o.get_mut(io * osk..(io + 1) * osk);
                 match (am, bm, om) {
-                    (Some(am), Some(bm), Some(om)) => gemm(am, bm, om, Dims { n, k, m }, cx.threads),
+                    (Some(am), Some(bm), Some(om)) => gemm(am, bm, om, Dims { n, k, m }, cx.threads_for(n * m * k)),
                     _ => ok = false,
                 }
             }
@@ -162,9 +155,6 @@ fn gemm_in_order<T: Num>(a: &[T], b: &[T], out: &mut [T], Dims { k, m, .. }: Dim
     }
 }
 
-/// The products below this many multiply-adds run on one thread.
-const PARALLEL_MIN_FLOPS: usize = 1 << 20;
-
 /// A float product: a row vector (`n = 1`, a layer at batch 1) as `p`-ordered
 /// AXPYs over the rows of `b`, which stream through memory once and give the exact
 /// in-order result; anything larger through the `gemm` crate's blocked, vectorized
@@ -175,8 +165,7 @@ fn gemm_float<T: FloatElem + 'static>(a: &[T], b: &[T], out: &mut [T], d: Dims, 
         super::simd::axpy_rows(a, b, out);
         return;
     }
-    let flops = d.n.saturating_mul(d.k).saturating_mul(d.m);
-    let parallel = threads > 1 && flops >= PARALLEL_MIN_FLOPS;
+    let parallel = threads > 1;
     let mut run = |par: gemm::Parallelism| {
         // SAFETY: `a`, `b` and `out` are exactly n×k, k×m and n×m row-major slices (the
         // caller took them by these sizes), so every pointer offset gemm forms from the

@@ -60,6 +60,19 @@ pub struct KernelCx<'a> {
     pub memory: &'a Rc<Memory>,
     /// Threads a large kernel may split across (at least 1).
     pub threads: usize,
+    /// The fewest output elements worth splitting across threads.
+    pub parallel_min: usize,
+}
+
+impl KernelCx<'_> {
+    /// The threads a kernel producing `elements` elements uses.
+    pub fn threads_for(&self, elements: usize) -> usize {
+        if elements >= self.parallel_min {
+            self.threads
+        } else {
+            1
+        }
+    }
 }
 
 impl KernelCx<'_> {
@@ -276,7 +289,10 @@ pub fn lower(l: &Lowering) -> Lowered {
 pub fn run_standalone(op: Op, attrs: &Attrs, args: &[Value], memory: &Rc<Memory>) -> Option<Result<Value>> {
     let statics: Vec<Option<StructInfo>> = vec![None; args.len()];
     match lower(&Lowering { op, attrs, args: &statics }) {
-        Lowered::Kernel(k) => Some(k.run(&KernelCx { op, span: Span::SYNTHETIC, memory, threads: 1 }, args)),
+        Lowered::Kernel(k) => Some(k.run(
+            &KernelCx { op, span: Span::SYNTHETIC, memory, threads: 1, parallel_min: threads::PARALLEL_MIN_ELEMENTS },
+            args,
+        )),
         Lowered::Notable(_) => None,
     }
 }

@@ -13,6 +13,7 @@ use crate::compile::plan::{Instr, Operand, Slot};
 use crate::compile::shape::{PErr, PVal, ShapeCode};
 use crate::compile::Executable;
 use crate::error::{Error, ErrorKind, Result};
+use crate::kernels::threads::PARALLEL_MIN_ELEMENTS;
 use crate::kernels::{over_budget, KernelCx};
 use crate::value::{Closure, Prim, Value};
 use crate::{bail, DEFAULT_MEMORY_BUDGET};
@@ -31,6 +32,9 @@ pub struct Limits {
     pub memory: usize,
     /// Threads a large kernel may split across (1: everything on the calling thread).
     pub threads: usize,
+    /// The fewest output elements a kernel splits across threads (the differential
+    /// tester lowers it so that small generated tensors exercise the splitting).
+    pub parallel_min: usize,
 }
 
 /// The thread count `RELAX_THREADS` asks for (1 when unset or not a positive number).
@@ -40,7 +44,13 @@ pub fn threads_from_env() -> usize {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { fuel: 10_000_000, max_depth: 1_000, memory: DEFAULT_MEMORY_BUDGET, threads: threads_from_env() }
+        Limits {
+            fuel: 10_000_000,
+            max_depth: 1_000,
+            memory: DEFAULT_MEMORY_BUDGET,
+            threads: threads_from_env(),
+            parallel_min: PARALLEL_MIN_ELEMENTS,
+        }
     }
 }
 
@@ -50,6 +60,7 @@ pub struct Run<'e> {
     pub fuel: u64,
     max_depth: usize,
     threads: usize,
+    parallel_min: usize,
     pub memory: Rc<Memory>,
     pub printed: Vec<String>,
 }
@@ -144,6 +155,7 @@ impl<'e> Run<'e> {
             fuel: limits.fuel,
             max_depth: limits.max_depth,
             threads: limits.threads.max(1),
+            parallel_min: limits.parallel_min.max(2),
             memory: Memory::with_pool(limits.memory, exe.pool.clone()),
             printed: Vec::new(),
         }
@@ -152,6 +164,10 @@ impl<'e> Run<'e> {
     /// The value of the global function `name`.
     pub fn global(&self, name: &str) -> Option<Value> {
         self.exe.global_names.get(name).and_then(|i| self.exe.globals.get(*i)).cloned()
+    }
+
+    fn kernel_cx(&self, op: spec_model::ops::Op, span: Span) -> KernelCx<'_> {
+        KernelCx { op, span, memory: &self.memory, threads: self.threads, parallel_min: self.parallel_min }
     }
 
     fn step(&mut self, span: Span) -> Result<()> {
@@ -319,8 +335,7 @@ impl<'e> Run<'e> {
             Instr::Kernel { dst, op, kernel, args, span } => {
                 self.step(*span)?;
                 let args = hand_over(frame, args, dies, *span)?;
-                let v = kernel
-                    .run(&KernelCx { op: *op, span: *span, memory: &self.memory, threads: self.threads }, &args)?;
+                let v = kernel.run(&self.kernel_cx(*op, *span), &args)?;
                 set!(dst, v)
             }
             Instr::Fused { dst, group, args, span } => {
@@ -328,7 +343,7 @@ impl<'e> Run<'e> {
                     self.step(*span)?;
                 }
                 let args = hand_over(frame, args, dies, *span)?;
-                let cx = KernelCx { op: group.root_op(), span: *span, memory: &self.memory, threads: self.threads };
+                let cx = self.kernel_cx(group.root_op(), *span);
                 set!(dst, group.run(&cx, &args)?)
             }
             Instr::Notable { dst, op, which, args, extra, span } => {
