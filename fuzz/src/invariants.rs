@@ -82,7 +82,7 @@ pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> 
     }
     if verdict == Verdict::Agree {
         let (_, oracle_printed) = run_printed(&m.ir, &m.entry, &m.inputs);
-        if oracle_printed != printed {
+        if !oracle::engine::compare::printed_agree(&oracle_printed, &printed, Tolerance::for_elements(elements)) {
             let detail = format!("printed {oracle_printed:?} vs {printed:?}");
             return Err(violation("diff_exec: oracle vs optimized engine (printed output)", detail));
         }

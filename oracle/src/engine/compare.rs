@@ -95,6 +95,78 @@ pub fn values_agree(a: &Value, b: &Value, tol: Tolerance) -> bool {
     }
 }
 
+/// Do two runs' printed lines agree? The same lines, except that numbers written with
+/// a fraction or an exponent (floats) may differ within `tol` (an engine may compute a
+/// printed tensor in another order, F-8), the line's float dtype (`float16`, else
+/// `float64` when named, else `float32`) giving the epsilon.
+pub fn printed_agree(a: &[String], b: &[String], tol: Tolerance) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y || line_agrees(x, y, tol))
+}
+
+fn line_agrees(a: &str, b: &str, tol: Tolerance) -> bool {
+    let (ta, tb) = (tokens(a), tokens(b));
+    if ta.len() != tb.len() {
+        return false;
+    }
+    let bits = if a.contains("float16") {
+        16
+    } else if a.contains("float64") && !a.contains("float32") {
+        64
+    } else {
+        32
+    };
+    let floats = |ts: &[Token]| -> Vec<f64> {
+        ts.iter().filter_map(|t| if let Token::Float(f) = t { Some(*f) } else { None }).collect()
+    };
+    let magnitude =
+        floats(&ta).into_iter().chain(floats(&tb)).map(f64::abs).filter(|m| m.is_finite()).fold(0.0, f64::max);
+    let bound = tol.bound(epsilon(bits), magnitude);
+    ta.iter().zip(&tb).all(|(p, q)| match (p, q) {
+        (Token::Float(x), Token::Float(y)) => floats_close(*x, *y, bound),
+        _ => p == q,
+    })
+}
+
+#[derive(Debug, PartialEq)]
+enum Token<'a> {
+    Float(f64),
+    Text(&'a str),
+}
+
+/// A line cut into float literals and the text between them.
+fn tokens(s: &str) -> Vec<Token<'_>> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut text) = (0, 0);
+    while i < bytes.len() {
+        let starts =
+            bytes[i].is_ascii_digit() || (bytes[i] == b'-' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let after_word = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if starts && !after_word {
+            let mut j = i + 1;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || matches!(bytes[j], b'.' | b'+' | b'-')) {
+                if matches!(bytes[j], b'+' | b'-') && !matches!(bytes[j - 1], b'e' | b'E') {
+                    break;
+                }
+                j += 1;
+            }
+            let lit = &s[i..j];
+            if lit.contains(['.', 'e', 'E']) {
+                if let Ok(f) = lit.parse::<f64>() {
+                    out.push(Token::Text(&s[text..i]));
+                    out.push(Token::Float(f));
+                    text = j;
+                }
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out.push(Token::Text(&s[text..]));
+    out
+}
+
 /// Compares two outcomes (the reference's first): a value or an error kind each.
 pub fn compare(a: &Result<Value, ErrorKind>, b: &Result<Value, ErrorKind>, tol: Tolerance) -> Verdict {
     let kinds: Vec<ErrorKind> = [a, b].into_iter().filter_map(|r| r.as_ref().err().copied()).collect();
@@ -114,6 +186,19 @@ pub fn compare(a: &Result<Value, ErrorKind>, b: &Result<Value, ErrorKind>, tol: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printed_floats_agree_within_the_tolerance_and_nothing_else_may_differ() {
+        let tol = Tolerance::for_elements(9);
+        let line = |s: &str| vec![s.to_string()];
+        let a = line("R.const([[0.0, 0.4762869, -2.8577225]], \"float32\") 3");
+        assert!(printed_agree(&a, &line("R.const([[0.0, 0.476287, -2.8577223]], \"float32\") 3"), tol));
+        assert!(!printed_agree(&a, &line("R.const([[0.0, 0.4762869, -2.8577225]], \"float32\") 4"), tol));
+        assert!(!printed_agree(&a, &line("R.const([[0.0, 0.48, -2.8577225]], \"float32\") 3"), tol));
+        assert!(!printed_agree(&a, &line("R.const([[0.0, 0.4762869]], \"float32\") 3"), tol));
+        assert!(printed_agree(&line("x1.5e-3 v2"), &line("x1.5e-3 v2"), tol));
+        assert!(!printed_agree(&line("int32 1"), &line("int64 1"), tol));
+    }
     use spec_model::grammar::{DataType, NDArray};
 
     fn f32s(v: &[f64]) -> Value {
