@@ -15,6 +15,7 @@ pub mod layout;
 pub mod linalg;
 pub mod manipulate;
 pub mod reduce;
+pub mod simd;
 
 use crate::buffer::{Memory, OverBudget};
 use crate::dtype::DType;
