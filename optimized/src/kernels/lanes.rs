@@ -260,7 +260,8 @@ mod tests {
     #[test]
     fn zip_broadcasts() {
         let mut out = [0i32; 6];
-        zip2(Exec::serial(), &[2, 3], &mut out, (&[1, 2, 3], &[3]), (&[10, 20], &[2, 1]), |p: i32, q: i32| p + q).unwrap();
+        zip2(Exec::serial(), &[2, 3], &mut out, (&[1, 2, 3], &[3]), (&[10, 20], &[2, 1]), |p: i32, q: i32| p + q)
+            .unwrap();
         assert_eq!(out, [11, 12, 13, 21, 22, 23]);
         let mut out = [0i32; 1];
         zip2(Exec::serial(), &[], &mut out, (&[4], &[]), (&[5], &[]), |p: i32, q: i32| p * q).unwrap();
@@ -278,7 +279,8 @@ mod tests {
         let mut out = [0u8; 4];
         select(Exec::serial(), &[2, 2], &mut out, (&[t, f], &[2, 1]), (&[1, 2], &[2]), (&[9], &[])).unwrap();
         assert_eq!(out, [1, 2, 9, 9]);
-        select(Exec::serial(), &[2, 2], &mut out, (&[t, f], &[2]), (&[1, 2, 3, 4], &[2, 2]), (&[7, 8, 9, 10], &[2, 2])).unwrap();
+        select(Exec::serial(), &[2, 2], &mut out, (&[t, f], &[2]), (&[1, 2, 3, 4], &[2, 2]), (&[7, 8, 9, 10], &[2, 2]))
+            .unwrap();
         assert_eq!(out, [1, 8, 3, 10]);
         select(Exec::serial(), &[4], &mut out, (&[f, t, t, f], &[4]), (&[1], &[1]), (&[2], &[1])).unwrap();
         assert_eq!(out, [2, 1, 1, 2]);

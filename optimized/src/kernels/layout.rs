@@ -120,7 +120,8 @@ pub fn for_each_row_in<const N: usize>(
         index[d] = rest as u64 % outer[d];
         rest /= outer[d] as usize;
     }
-    let mut offsets: [usize; N] = std::array::from_fn(|k| (0..outer.len()).map(|d| index[d] as usize * inputs[k][d]).sum());
+    let mut offsets: [usize; N] =
+        std::array::from_fn(|k| (0..outer.len()).map(|d| index[d] as usize * inputs[k][d]).sum());
     let mut row_start = range.start - range.start % len;
     loop {
         let (s, e) = (row_start.max(range.start), (row_start + len).min(range.end));

@@ -71,7 +71,13 @@ fn positions(cx: &KernelCx, idx: &Tensor, d: u64) -> Result<Vec<usize>> {
 /// Copies, for each of `outer` blocks of `d` rows of `inner` elements of `src`, the
 /// rows at `pos` into `dst`, in order: single elements by a vectorized gather, longer
 /// rows by `copy_from_slice`.
-fn gather_rows<T: Copy>(level: Level, src: &[T], dst: &mut [T], pos: &[usize], (outer, d, inner): (usize, usize, usize)) {
+fn gather_rows<T: Copy>(
+    level: Level,
+    src: &[T],
+    dst: &mut [T],
+    pos: &[usize],
+    (outer, d, inner): (usize, usize, usize),
+) {
     let mut at = 0;
     for o in 0..outer {
         let block = &src[o * d * inner..(o + 1) * d * inner];

@@ -33,22 +33,16 @@ pub fn exp_f32(x: f32) -> f32 {
     const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
     const C1: f32 = 0.693_359_4; // 355/512: k·C1 is exact for |k| ≤ 2^15
     const C2: f32 = -2.121_944_4e-4; // ln 2 − C1
-    // Clamped so that k stays in [-150, 129] (NaN passes through and stays NaN).
-    let xc = if x < UNDER_F32 {
-        UNDER_F32
-    } else if x > 89.0 {
-        89.0
-    } else {
-        x
-    };
+                                     // Clamped so that k stays in [-150, 129] (NaN passes through and stays NaN).
+    let xc = x.clamp(UNDER_F32, 89.0);
     let t = xc * LOG2E + MAGIC;
     let kf = t - MAGIC;
     let k = (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
     let r = (xc - kf * C1) - kf * C2;
     let z = r * r;
     // Cephes' minimax coefficients of (exp(r) − 1 − r) / r².
-    let p = ((((1.987_569_1e-4 * r + 1.398_2e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65) * r
-        + 0.5;
+    let p =
+        ((((1.987_569_1e-4 * r + 1.398_2e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r + 0.166_666_65) * r + 0.5;
     let e = (p * z + r) + 1.0;
     let k1 = k >> 1;
     let k2 = k.wrapping_sub(k1);
@@ -68,8 +62,9 @@ pub fn exp_f32(x: f32) -> f32 {
 pub fn exp_f64(x: f64) -> f64 {
     const LOG2E: f64 = std::f64::consts::LOG2_E;
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
-    const LN2_HI: f64 = 6.931_471_803_691_238_2e-1; // 32 significant bits: k·LN2_HI is exact
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+                                                // fdlibm's split of ln 2: LN2_HI has 32 significant bits, so k·LN2_HI is exact.
+    const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
     // The Taylor coefficients 1/2!, …, 1/13! (the truncation error is below 2^-57).
     const C: [f64; 12] = [
         1.0 / 2.0,
@@ -86,13 +81,7 @@ pub fn exp_f64(x: f64) -> f64 {
         1.0 / 6_227_020_800.0,
     ];
     // Clamped so that k stays in [-1077, 1025] (NaN passes through and stays NaN).
-    let xc = if x < UNDER_F64 {
-        UNDER_F64
-    } else if x > 710.0 {
-        710.0
-    } else {
-        x
-    };
+    let xc = x.clamp(UNDER_F64, 710.0);
     let t = xc * LOG2E + MAGIC;
     let kf = t - MAGIC;
     let k = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);

@@ -11,11 +11,11 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The least output element count an elementwise, broadcasting, `where` or `astype`
-/// kernel splits across threads: 2^17. Measured with `examples/simd_bench.rs` (add of
-/// float32 on 2 threads): below about 2^16 elements the split costs more than it saves
-/// (waking a worker takes some microseconds, a core adds 2^16 floats in about 10 µs);
-/// from 2^17 two threads are consistently faster.
-pub const PARALLEL_MIN_ELEMENTS: usize = 1 << 17;
+/// kernel splits across threads: 2^18. Measured with `examples/simd_bench.rs` (float32
+/// `add`, AVX-512, on a 2-core machine): 1 thread vs 2 took 14 vs 35 µs at 2^16
+/// elements, 31 vs 52 µs at 2^17, 125 vs 130 µs at 2^18, 296 vs 255 µs at 2^19 and 664
+/// vs 492 µs at 2^20 (waking the workers costs some 20 µs; below 2^18 it is not repaid).
+pub const PARALLEL_MIN_ELEMENTS: usize = 1 << 18;
 
 /// The process's pool of `threads` workers (`None` if the threads cannot be spawned).
 pub fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
@@ -25,7 +25,9 @@ pub fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
     if let Some(p) = pools.get(&threads) {
         return Some(p.clone());
     }
-    let p = Arc::new(ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("relax-kernel-{i}")).build().ok()?);
+    let p = Arc::new(
+        ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("relax-kernel-{i}")).build().ok()?,
+    );
     pools.insert(threads, p.clone());
     Some(p)
 }
