@@ -111,8 +111,9 @@ impl fmt::Display for DType {
     }
 }
 
-/// The Rust type that stores elements of one [`DType`].
-pub trait Element: bytemuck::Pod + PartialEq + fmt::Debug + Default + 'static {
+/// The Rust type that stores elements of one [`DType`]. `Send + Sync` so that a large
+/// kernel can split the slices of a tensor across threads.
+pub trait Element: bytemuck::Pod + PartialEq + fmt::Debug + Default + Send + Sync + 'static {
     const DTYPE: DType;
 }
 

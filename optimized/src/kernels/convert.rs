@@ -1,25 +1,23 @@
 //! Element type conversions of whole tensors (OP-astype, and `matmul`'s `out_dtype`):
-//! one dispatch on the source and target dtypes, then a loop of [`Num::cast`].
+//! one dispatch on the source and target dtypes, then a loop of [`Num::cast`]
+//! (vectorized, and split across threads when large, by [`simd`](super::simd)).
 
 use super::common::{read, write};
+use super::simd::{self, loops::Cast, Exec};
 use super::KernelCx;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::scalar::{to_f64, Num};
 use crate::tensor::Tensor;
 use crate::with_num;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `src` converted element by element into `dst` (OP-astype); `Err(i)` when element
-/// `i` has no value in `D` (a NaN, infinite or out-of-range float to an integer).
+/// `i` is the first without a value in `D` (a NaN, infinite or out-of-range float to an
+/// integer); the elements before it are converted, the later ones unspecified.
 #[inline]
 pub fn cast_slice<S: Num, D: Num>(src: &[S], dst: &mut [D]) -> std::result::Result<(), usize> {
-    for (i, (d, &s)) in dst.iter_mut().zip(src).enumerate() {
-        match s.cast::<D>() {
-            Some(v) => *d = v,
-            None => return Err(i),
-        }
-    }
-    Ok(())
+    simd::run(simd::level(), Cast { src, dst })
 }
 
 /// OP-astype on a tensor: a new tensor of dtype `to` (a copy when `t` already has it).
@@ -39,10 +37,29 @@ pub fn convert(cx: &KernelCx, t: &Tensor, what: &str, to: DType) -> Result<Tenso
 fn convert_typed<S: Num, D: Num>(cx: &KernelCx, t: &Tensor, what: &str, to: DType) -> Result<Tensor> {
     let x = read::<S>(cx, t, what)?;
     let out = cx.alloc(to, t.shape())?;
-    let done = cast_slice(&x, &mut write::<D>(cx, &out)?);
-    match done {
-        Ok(()) => Ok(out),
-        Err(i) => Err(cx.error(format!("{} is out of the range of {to}", to_f64(x[i])))),
+    let exec = Exec::of(cx);
+    // The first failing element over all parts: each part reports its first.
+    let first_bad = AtomicUsize::new(usize::MAX);
+    {
+        let mut dst = write::<D>(cx, &out)?;
+        let n = dst.len().min(x.len());
+        let src: &[S] = &x;
+        let part = |at: usize, dst: &mut [D]| {
+            if let Err(i) = simd::run(exec.level, Cast { src: &src[at..at + dst.len()], dst }) {
+                first_bad.fetch_min(at + i, Ordering::Relaxed);
+            }
+        };
+        let threaded = if exec.splits(n) {
+            simd::parallel_chunks_mut(exec.threads, &mut dst[..n], exec.parallel_min / 2, part)
+        } else {
+            part(0, &mut dst[..n]);
+            false
+        };
+        exec.record(n, threaded);
+    }
+    match first_bad.into_inner() {
+        usize::MAX => Ok(out),
+        i => Err(cx.error(format!("{} is out of the range of {to}", to_f64(x[i])))),
     }
 }
 

@@ -2,11 +2,12 @@
 //!
 //! Each kernel checks its arguments in the oracle's order (the error kinds must agree),
 //! dispatches once on the dtype ([`with_num!`]) and runs the row loops of [`lanes`]
-//! over typed slices.
+//! over typed slices, vectorized and split across threads by [`simd`](super::simd).
 
 use super::common::{broadcast, layout_bug, operand, read, write};
 use super::convert::convert;
-use super::lanes::{select, zip2};
+use super::lanes::{map_parts, select, zip2, Lane};
+use super::simd::{self, loops, Exec, FloatElem, Level};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result};
@@ -77,21 +78,20 @@ fn binary<T: Num, U: Num>(
     (a, b): (&Tensor, &Tensor),
     shape: &[u64],
     dtype: DType,
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> Result<Value> {
     let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
     let out = cx.alloc(dtype, shape)?;
-    zip2(shape, &mut write::<U>(cx, &out)?, (&x, a.shape()), (&y, b.shape()), f).map_err(|_| layout_bug(cx))?;
+    let exec = Exec::of(cx);
+    zip2(exec, shape, &mut write::<U>(cx, &out)?, (&x, a.shape()), (&y, b.shape()), f).map_err(|_| layout_bug(cx))?;
     Ok(Value::tensor(out))
 }
 
 /// `f` of each element of `a`, into a new tensor of `a`'s shape and `dtype`.
-fn map<T: Num, U: Num>(cx: &KernelCx, a: &Tensor, dtype: DType, f: impl Fn(T) -> U) -> Result<Value> {
+fn map<T: Num, U: Num>(cx: &KernelCx, a: &Tensor, dtype: DType, f: impl Fn(T) -> U + Sync) -> Result<Value> {
     let x = read::<T>(cx, a, "the operand")?;
     let out = cx.alloc(dtype, a.shape())?;
-    for (o, &v) in write::<U>(cx, &out)?.iter_mut().zip(x.iter()) {
-        *o = f(v);
-    }
+    super::lanes::map(Exec::of(cx), &mut write::<U>(cx, &out)?, &x, f);
     Ok(Value::tensor(out))
 }
 
@@ -263,7 +263,9 @@ impl Kernel for LogicalNotKernel {
 /// OP-negative, OP-abs, OP-nn.relu (any dtype; integers wrap, so `-MIN == MIN` and
 /// `abs(MIN) == MIN`; `relu(x)` is `maximum(x, 0)`, so NaN stays NaN), OP-exp, OP-log,
 /// OP-sqrt, OP-tanh, OP-sigmoid (`1 / (1 + exp(-x))`; float dtypes only; float16
-/// computed in float32 and rounded once). The result has the operand's shape and dtype.
+/// computed in float32 with `std`'s functions and rounded once; float32 and float64
+/// `exp` and `sigmoid` through [`simd::exp_f32`]/[`simd::exp_f64`], within 2 ulp of
+/// `std`'s `exp`). The result has the operand's shape and dtype.
 /// Errors: not a tensor; a floating-point function of a non-float tensor.
 pub fn unary(l: &Lowering, op: Unary) -> Box<dyn Kernel> {
     Box::new(UnaryKernel { op, typed: Typed::of(l, unary_fn) })
@@ -286,8 +288,8 @@ fn unary_fn(d: DType) -> UnaryFn {
     }
     match d {
         DType::F16 => real::<half::f16>,
-        DType::F32 => real::<f32>,
-        DType::F64 => real::<f64>,
+        DType::F32 => float_map::<f32>,
+        DType::F64 => float_map::<f64>,
         _ => no_float,
     }
 }
@@ -318,6 +320,16 @@ fn not_float(cx: &KernelCx, d: DType) -> crate::error::Error {
     cx.error(format!("needs a floating-point tensor, not {d}"))
 }
 
+/// A unary function of a float32 or float64 tensor: the loops of the fused kernels'
+/// chunk API ([`simd::unary_at`]), so both compute the same bits.
+fn float_map<T: FloatElem>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+    let x = read::<T>(cx, a, "the operand")?;
+    let out = cx.alloc(a.dtype(), a.shape())?;
+    let exec = Exec::of(cx);
+    map_parts(exec, &mut write::<T>(cx, &out)?, &x, |o, x| simd::unary_at(exec.level, op, o, x));
+    Ok(Value::tensor(out))
+}
+
 fn real_map<T: Real>(cx: &KernelCx, a: &Tensor, f: Unary) -> Result<Value> {
     let d = a.dtype();
     match f {
@@ -331,9 +343,12 @@ fn real_map<T: Real>(cx: &KernelCx, a: &Tensor, f: Unary) -> Result<Value> {
 
 /// OP-nn.softmax: along `axis` (default -1) of a float tensor, numerically stable:
 /// with `m` the maximum of the line (NaN if any element is NaN), `e_j = exp(x_j - m)`,
-/// `s` the sum of the `e_j` in index order from 0, the result is `e_j / s`; each step
-/// rounded to the dtype. Errors: not a float tensor; `axis` out of range or not an
-/// integer.
+/// `s` the sum of the `e_j` from 0, the result is `e_j / s`; each step rounded to the
+/// dtype. The engine's `exp` is [`simd::exp_f32`]/[`simd::exp_f64`] (within 2 ulp of
+/// `std`'s; float16 uses `std`'s in float32) and it sums a float32/float64 line of 64
+/// or more contiguous elements in 32 partial sums (reassociated, as the differential
+/// comparison allows); other sums are in index order. Errors: not a float tensor;
+/// `axis` out of range or not an integer.
 pub fn softmax(l: &Lowering) -> Box<dyn Kernel> {
     match attrs::opt_int(l.attrs, "axis") {
         Ok(axis) => Box::new(SoftmaxKernel { axis: axis.unwrap_or(-1) }),
@@ -370,33 +385,43 @@ fn softmax_typed<T: Real>(cx: &KernelCx, a: &Tensor, axis: usize) -> Result<Valu
         let inner: usize = shape[axis + 1..].iter().map(|&d| d as usize).product();
         let mut o = write::<T>(cx, &out)?;
         let (mut m, mut s) = (vec![T::ZERO; inner], vec![T::ZERO; inner]);
+        let exec = Exec::of(cx);
         for (xb, ob) in x.chunks_exact(len * inner).zip(o.chunks_exact_mut(len * inner)) {
-            softmax_block(xb, ob, inner, &mut m, &mut s);
+            softmax_block(exec.level, xb, ob, inner, &mut m, &mut s);
         }
+        exec.record(a.numel(), false);
     }
     Ok(Value::tensor(out))
 }
 
-/// Softmax of the `inner` columns of the row-major block `x` (`len` rows of `inner`).
-fn softmax_block<T: Real>(x: &[T], out: &mut [T], inner: usize, m: &mut [T], s: &mut [T]) {
+/// Softmax of the `inner` columns of the row-major block `x` (`len` rows of `inner`):
+/// the maximum, `exp(x - m)` ([`simd::exp_in_place`]), the sum (a single contiguous
+/// line's float32/float64 sum reassociated as [`loops::fold_lanes`] says) and the
+/// quotient, each a vectorized loop.
+fn softmax_block<T: Real>(level: Level, x: &[T], out: &mut [T], inner: usize, m: &mut [T], s: &mut [T]) {
+    use simd::run;
+    if inner == 1 {
+        let f = loops::FoldRow { init: x[0], id: T::LOWEST, row: &x[1..], reassociate: true, f: &T::max_nan };
+        let m = run(level, f);
+        run(level, loops::Row2 { out: &mut *out, a: Lane::Run(x), b: Lane::Splat(m), f: &T::sub });
+        simd::exp_in_place(level, out, false);
+        let reassociate = T::DTYPE != DType::F16;
+        let s = run(level, loops::FoldRow { init: T::ZERO, id: T::ZERO, row: out, reassociate, f: &T::add });
+        run(level, loops::Acc2 { acc: out, b: Lane::Splat(s), left: true, f: &T::div });
+        return;
+    }
     m.copy_from_slice(&x[..inner]);
     for row in x.chunks_exact(inner).skip(1) {
-        for (m, &v) in m.iter_mut().zip(row) {
-            *m = m.max_nan(v);
-        }
+        run(level, loops::FoldColumns { acc: &mut *m, row, f: &T::max_nan });
     }
     s.fill(T::ZERO);
     for (row, orow) in x.chunks_exact(inner).zip(out.chunks_exact_mut(inner)) {
-        for (((o, s), &v), &m) in orow.iter_mut().zip(s.iter_mut()).zip(row).zip(m.iter()) {
-            let e = v.sub(m).exp();
-            *o = e;
-            *s = s.add(e);
-        }
+        run(level, loops::Row2 { out: &mut *orow, a: Lane::Run(row), b: Lane::Run(m), f: &T::sub });
+        simd::exp_in_place(level, orow, false);
+        run(level, loops::FoldColumns { acc: &mut *s, row: orow, f: &T::add });
     }
     for orow in out.chunks_exact_mut(inner) {
-        for (o, &s) in orow.iter_mut().zip(s.iter()) {
-            *o = o.div(s);
-        }
+        run(level, loops::Acc2 { acc: orow, b: Lane::Run(s), left: true, f: &T::div });
     }
 }
 
@@ -428,7 +453,7 @@ fn where_typed<T: Num>(cx: &KernelCx, (c, a, b): (&Tensor, &Tensor, &Tensor), sh
     let (x, y) = (read::<T>(cx, a, "the second operand")?, read::<T>(cx, b, "the third operand")?);
     let out = cx.alloc(a.dtype(), shape)?;
     let (k, x, y) = ((&k[..], c.shape()), (&x[..], a.shape()), (&y[..], b.shape()));
-    select(shape, &mut write::<T>(cx, &out)?, k, x, y).map_err(|_| layout_bug(cx))?;
+    select(Exec::of(cx), shape, &mut write::<T>(cx, &out)?, k, x, y).map_err(|_| layout_bug(cx))?;
     Ok(Value::tensor(out))
 }
 

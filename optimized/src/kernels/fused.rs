@@ -18,8 +18,8 @@
 use super::elementwise::{Arith, Unary};
 use super::lanes::Lane;
 use super::layout::broadcast_shapes;
+use super::simd::parallel_chunks_mut;
 use super::simd::{binary, binary_acc, unary, unary_acc, FloatElem};
-use super::threads::parallel_ranges;
 use super::{Kernel, KernelCx};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -250,7 +250,7 @@ impl FusedGroup {
         let threads = cx.threads_for(numel);
         let (prog, registers) = (&self.prog[..], self.registers);
         let eval = |lo: usize, part: &mut [T]| walk.eval(prog, registers, &inputs, lo, part);
-        if parallel_ranges(threads, &mut o, &eval) {
+        if parallel_chunks_mut(threads, &mut o, cx.parallel_min / 2, eval) {
             stats::record(Counter::Threaded);
         }
         drop(o);

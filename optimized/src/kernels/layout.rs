@@ -95,6 +95,63 @@ pub fn for_each_row<const N: usize>(
     }
 }
 
+/// [`for_each_row`] restricted to the output elements `range` (which must lie inside
+/// `shape`'s elements): the rows that overlap it, cut to it, in order. A thread of a
+/// split kernel walks its part of the output this way.
+pub fn for_each_row_in<const N: usize>(
+    shape: &[u64],
+    inputs: [&[usize]; N],
+    range: std::ops::Range<usize>,
+    mut row: impl FnMut(usize, [usize; N], usize, [usize; N]),
+) {
+    if shape.contains(&0) || range.is_empty() {
+        return;
+    }
+    let Some((&last, outer)) = shape.split_last() else {
+        row(0, [0; N], 1, [0; N]);
+        return;
+    };
+    let len = last as usize;
+    let steps: [usize; N] = std::array::from_fn(|k| inputs[k][outer.len()]);
+    // The odometer at the row holding `range.start`.
+    let mut index = vec![0u64; outer.len()];
+    let mut rest = range.start / len;
+    for d in (0..outer.len()).rev() {
+        index[d] = rest as u64 % outer[d];
+        rest /= outer[d] as usize;
+    }
+    let mut offsets: [usize; N] =
+        std::array::from_fn(|k| (0..outer.len()).map(|d| index[d] as usize * inputs[k][d]).sum());
+    let mut row_start = range.start - range.start % len;
+    loop {
+        let (s, e) = (row_start.max(range.start), (row_start + len).min(range.end));
+        let skip = s - row_start;
+        row(s, std::array::from_fn(|k| offsets[k] + skip * steps[k]), e - s, steps);
+        row_start += len;
+        if row_start >= range.end {
+            return;
+        }
+        let mut d = outer.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            for k in 0..N {
+                offsets[k] += inputs[k][d];
+            }
+            if index[d] < outer[d] {
+                break;
+            }
+            for k in 0..N {
+                offsets[k] -= inputs[k][d] * outer[d] as usize;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +187,30 @@ mod tests {
         for_each_row(&[], [&[][..]], |_, _, len, _| n += len);
         assert_eq!(n, 1);
         for_each_row(&[3, 0], [&[0usize, 0][..]], |_, _, len, _| n += len);
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn rows_of_a_range_are_the_whole_walk_cut_to_it() {
+        let shape = [3u64, 2, 5];
+        let a = broadcast_strides(&[2, 1], &shape);
+        let b = strides(&shape);
+        let mut whole = Vec::new();
+        for_each_row(&shape, [&a, &b], |start, [oa, ob], len, [sa, sb]| {
+            whole.extend((0..len).map(|j| (start + j, oa + j * sa, ob + j * sb)));
+        });
+        for lo in 0..=30 {
+            for hi in lo..=30 {
+                let mut part = Vec::new();
+                for_each_row_in(&shape, [&a, &b], lo..hi, |start, [oa, ob], len, [sa, sb]| {
+                    assert!(len > 0);
+                    part.extend((0..len).map(|j| (start + j, oa + j * sa, ob + j * sb)));
+                });
+                assert_eq!(part, whole[lo..hi], "{lo}..{hi}");
+            }
+        }
+        let mut n = 0;
+        for_each_row_in(&[], [&[][..]], 0..1, |_, _, len, _| n += len);
         assert_eq!(n, 1);
     }
 }

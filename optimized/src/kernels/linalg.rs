@@ -194,7 +194,7 @@ fn gemm_float<T: FloatElem + 'static>(a: &[T], b: &[T], out: &mut [T], d: Dims, 
             )
         }
     };
-    match parallel.then(|| super::threads::pool(threads)).flatten() {
+    match parallel.then(|| super::simd::pool(threads)).flatten() {
         Some(pool) => {
             stats::record(Counter::Threaded);
             pool.install(|| run(gemm::Parallelism::Rayon(threads)))

@@ -39,6 +39,7 @@ pub use slice::strided_slice;
 pub use take::take;
 
 use super::layout::{broadcast_strides, for_each_row, strides};
+use super::simd::{self, loops::Transpose, Exec};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::Element;
 use crate::error::{Error, ErrorKind, Result};
@@ -244,7 +245,9 @@ pub fn permute_dims(l: &Lowering) -> Box<dyn Kernel> {
 }
 
 /// `OP-permute_dims`: result dimension `i` is operand dimension `axes[i]` (default:
-/// the dimensions reversed). `axes` must name every axis once (`OpError`).
+/// the dimensions reversed). `axes` must name every axis once (`OpError`). Swapping the
+/// last two axes is a batch of tiled transposes; other orders copy rows (contiguous
+/// runs with `copy_from_slice`).
 struct PermuteDims {
     axes: Option<Vec<i64>>,
 }
@@ -268,6 +271,18 @@ impl Kernel for PermuteDims {
         }
         if order.iter().enumerate().all(|(i, &a)| i == a) {
             copy_all(cx, x, &out)?;
+        } else if n >= 2 && order[n - 2..] == [n - 1, n - 2] && order[..n - 2].iter().enumerate().all(|(i, &a)| i == a)
+        {
+            // The last two axes swap: a batch of matrix transposes, copied in tiles.
+            let (rows, cols) = (x.shape()[n - 2] as usize, x.shape()[n - 1] as usize);
+            let exec = Exec::of(cx);
+            by_width!(x.dtype(), T => {
+                let (src, mut dst) = (read::<T>(cx, x)?, write::<T>(cx, &out)?);
+                for (src, dst) in src.chunks_exact(rows * cols).zip(dst.chunks_exact_mut(rows * cols)) {
+                    simd::run(exec.level, Transpose { src, dst, rows, cols });
+                }
+            });
+            exec.record(out.numel(), false);
         } else {
             let st = strides(x.shape());
             let up: Vec<usize> = order.iter().map(|&i| st[i]).collect();

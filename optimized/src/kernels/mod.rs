@@ -17,7 +17,6 @@ pub mod linalg;
 pub mod manipulate;
 pub mod reduce;
 pub mod simd;
-pub mod threads;
 
 use crate::buffer::{Memory, OverBudget};
 use crate::dtype::DType;
@@ -290,7 +289,7 @@ pub fn run_standalone(op: Op, attrs: &Attrs, args: &[Value], memory: &Rc<Memory>
     let statics: Vec<Option<StructInfo>> = vec![None; args.len()];
     match lower(&Lowering { op, attrs, args: &statics }) {
         Lowered::Kernel(k) => Some(k.run(
-            &KernelCx { op, span: Span::SYNTHETIC, memory, threads: 1, parallel_min: threads::PARALLEL_MIN_ELEMENTS },
+            &KernelCx { op, span: Span::SYNTHETIC, memory, threads: 1, parallel_min: simd::PARALLEL_MIN_ELEMENTS },
             args,
         )),
         Lowered::Notable(_) => None,

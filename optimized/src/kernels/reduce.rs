@@ -1,14 +1,20 @@
 //! Reductions along axes: `sum`, `mean`, `max`, `min`.
 //!
-//! The operand is walked once in row-major order, each element folded into the
+//! The operand is walked once in row-major order (adjacent dimensions both reduced or
+//! both kept merged into one, so rows are long), each element folded into the
 //! accumulator of its output element. For a fixed output element that visits its
-//! reduced elements in row-major order of the reduced indices: the oracle's order,
-//! so float results agree bit for bit.
+//! reduced elements in row-major order of the reduced indices: the oracle's order.
+//! The loops are vectorized ([`simd`](super::simd)); a contiguous row folded into one
+//! accumulator is folded in partial accumulators ([`loops::fold_lanes`]): exact for
+//! integers, `bool`, `max` and `min` (up to which NaN or which zero sign is kept), a
+//! reassociated sum for float32 and float64 (float16 sums stay in order).
 
 use super::common::{count, created, layout_bug, operand, read, write};
 use super::lanes::OutOfBounds;
 use super::layout::for_each_row;
+use super::simd::{self, loops, Exec, Level};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
+use crate::dtype::DType;
 use crate::error::{ErrorKind, Result};
 use crate::scalar::Num;
 use crate::tensor::Tensor;
@@ -30,7 +36,8 @@ pub enum Reduce {
 /// order of the reduced indices, in the dtype: `sum` from 0, `max`/`min` from the first
 /// element (integers wrap, `bool` is `uint1`, NaN propagates). `mean` is that sum
 /// divided by the count in the dtype (truncating for integers); an empty float mean
-/// is NaN. Errors: not a tensor; an axis out of range or repeated, or attributes of the
+/// is NaN. (The engine reassociates float32/float64 sums of long contiguous rows; see
+/// the module's doc.) Errors: not a tensor; an axis out of range or repeated, or attributes of the
 /// wrong kind (`OpError`); `max`/`min` of zero elements (`OpError`); an integer `mean`
 /// of zero elements (`DivisionByZero`).
 pub fn reduce(l: &Lowering, op: Reduce) -> Box<dyn Kernel> {
@@ -117,11 +124,14 @@ fn reduce_typed<T: Num>(cx: &KernelCx, op: Reduce, a: &Tensor, p: &Plan) -> Resu
                 step = step.saturating_mul(a.shape()[i] as usize);
             }
         }
+        let (shape, strides) = coalesce(a.shape(), &strides);
+        let exec = Exec::of(cx);
         let walked = match op {
-            Reduce::Sum | Reduce::Mean => fold(a.shape(), &strides, &x, &mut o, T::ZERO, T::add),
-            Reduce::Max => fold(a.shape(), &strides, &x, &mut o, T::LOWEST, T::max_nan),
-            Reduce::Min => fold(a.shape(), &strides, &x, &mut o, T::HIGHEST, T::min_nan),
+            Reduce::Sum | Reduce::Mean => fold(exec.level, &shape, &strides, &x, &mut o, T::ZERO, T::add),
+            Reduce::Max => fold(exec.level, &shape, &strides, &x, &mut o, T::LOWEST, T::max_nan),
+            Reduce::Min => fold(exec.level, &shape, &strides, &x, &mut o, T::HIGHEST, T::min_nan),
         };
+        exec.record(x.len(), false);
         walked.map_err(|_| layout_bug(cx))?;
         if op == Reduce::Mean {
             for v in o.iter_mut() {
@@ -132,10 +142,34 @@ fn reduce_typed<T: Num>(cx: &KernelCx, op: Reduce, a: &Tensor, p: &Plan) -> Resu
     Ok(Value::tensor(out))
 }
 
+/// `shape` with dimensions of 1 dropped and each dimension merged into the one before
+/// it when that one's output stride is its own times its extent (both reduced: both 0;
+/// both kept and adjacent), with the merged strides: the same walk in longer rows.
+fn coalesce(shape: &[u64], strides: &[usize]) -> (Vec<u64>, Vec<usize>) {
+    let (mut dims, mut st): (Vec<u64>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (&d, &s) in shape.iter().zip(strides) {
+        if d == 1 {
+            continue;
+        }
+        match (dims.last_mut(), st.last_mut()) {
+            (Some(ld), Some(ls)) if (d as usize).checked_mul(s) == Some(*ls) => {
+                *ld = ld.saturating_mul(d);
+                *ls = s;
+            }
+            _ => {
+                dims.push(d);
+                st.push(s);
+            }
+        }
+    }
+    (dims, st)
+}
+
 /// Folds every element of `x` (of `shape`) into its accumulator in `acc` (at the
 /// offset `strides` give), each accumulator starting from `init`: with `init` the
 /// identity of `f`, the same as folding from the first element.
 fn fold<T: Num>(
+    level: Level,
     shape: &[u64],
     strides: &[usize],
     x: &[T],
@@ -145,11 +179,16 @@ fn fold<T: Num>(
 ) -> std::result::Result<(), OutOfBounds> {
     acc.fill(init);
     let mut result = Ok(());
+    let reassociate = T::DTYPE != DType::F16;
     for_each_row(shape, [strides], |start, [at], len, [step]| {
         let row = x.get(start..start + len);
         let done = match (row, step) {
-            (Some(row), 0) => acc.get_mut(at).map(|a| fold_row(a, row, &f)),
-            (Some(row), 1) => acc.get_mut(at..at + len).map(|a| fold_columns(a, row, &f)),
+            (Some(row), 0) => acc.get_mut(at).map(|a| {
+                *a = simd::run(level, loops::FoldRow { init: *a, id: init, row, reassociate, f: &f });
+            }),
+            (Some(row), 1) => {
+                acc.get_mut(at..at + len).map(|acc| simd::run(level, loops::FoldColumns { acc, row, f: &f }))
+            }
             _ => None,
         };
         if done.is_none() {
@@ -157,24 +196,6 @@ fn fold<T: Num>(
         }
     });
     result
-}
-
-/// A row reduced into one accumulator, in order.
-#[inline(always)]
-fn fold_row<T: Copy>(acc: &mut T, row: &[T], f: &impl Fn(T, T) -> T) {
-    let mut v = *acc;
-    for &x in row {
-        v = f(v, x);
-    }
-    *acc = v;
-}
-
-/// A row folded into as many accumulators, one element each.
-#[inline(always)]
-fn fold_columns<T: Copy>(acc: &mut [T], row: &[T], f: &impl Fn(T, T) -> T) {
-    for (a, &x) in acc.iter_mut().zip(row) {
-        *a = f(*a, x);
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::compile::plan::{Instr, Operand, Slot};
 use crate::compile::shape::{PErr, PVal, ShapeCode};
 use crate::compile::Executable;
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::threads::PARALLEL_MIN_ELEMENTS;
+use crate::kernels::simd::PARALLEL_MIN_ELEMENTS;
 use crate::kernels::{over_budget, KernelCx};
 use crate::value::{Closure, Prim, Value};
 use crate::{bail, DEFAULT_MEMORY_BUDGET};

@@ -3,6 +3,7 @@
 use super::{check_size, operand, product, read, write};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::kernels::simd::{self, loops::Gather, Exec, Level};
 use crate::kernels::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::tensor::Tensor;
 use crate::value::Value;
@@ -68,15 +69,20 @@ fn positions(cx: &KernelCx, idx: &Tensor, d: u64) -> Result<Vec<usize>> {
 }
 
 /// Copies, for each of `outer` blocks of `d` rows of `inner` elements of `src`, the
-/// rows at `pos` into `dst`, in order.
-fn gather_rows<T: Copy>(src: &[T], dst: &mut [T], pos: &[usize], outer: usize, d: usize, inner: usize) {
+/// rows at `pos` into `dst`, in order: single elements by a vectorized gather, longer
+/// rows by `copy_from_slice`.
+fn gather_rows<T: Copy>(
+    level: Level,
+    src: &[T],
+    dst: &mut [T],
+    pos: &[usize],
+    (outer, d, inner): (usize, usize, usize),
+) {
     let mut at = 0;
     for o in 0..outer {
         let block = &src[o * d * inner..(o + 1) * d * inner];
         if inner == 1 {
-            for (slot, &p) in dst[at..at + pos.len()].iter_mut().zip(pos) {
-                *slot = block[p];
-            }
+            simd::run(level, Gather { block, pos, dst: &mut dst[at..at + pos.len()] });
             at += pos.len();
         } else {
             for &p in pos {
@@ -115,7 +121,10 @@ impl Kernel for Take {
             None => (1, 1),
             Some(ax) => (product(&x.shape()[..ax]), product(&x.shape()[ax + 1..])),
         };
-        by_width!(x.dtype(), T => gather_rows(&read::<T>(cx, x)?, &mut write::<T>(cx, &out)?, &pos, outer, d as usize, inner));
+        let exec = Exec::of(cx);
+        let dims = (outer, d as usize, inner);
+        by_width!(x.dtype(), T => gather_rows(exec.level, &read::<T>(cx, x)?, &mut write::<T>(cx, &out)?, &pos, dims));
+        exec.record(out.numel(), false);
         Ok(Value::tensor(out))
     }
 }
