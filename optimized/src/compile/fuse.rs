@@ -97,9 +97,9 @@ fn find_groups(plan: &FuncPlan, fusible: &HashMap<usize, Fusible>) -> Vec<(usize
         // the group's); it cannot go past a call whose result is used outside it.
         let mut open: HashSet<Slot> = HashSet::new();
         let mut end = None;
-        for k in i..code.len() {
+        for (k, instr) in code.iter().enumerate().skip(i) {
             let Some(f) = fusible.get(&k) else { break };
-            let Instr::Kernel { dst, args, .. } = &code[k] else { break };
+            let Instr::Kernel { dst, args, .. } = instr else { break };
             let joins = k == i || (f.dtype == first.dtype && f.op != Op::Matmul && !targets.contains(&k));
             if !joins || args.iter().any(Option::is_none) {
                 break;

@@ -25,7 +25,7 @@ pub fn cast_slice<S: Num, D: Num>(src: &[S], dst: &mut [D]) -> std::result::Resu
 pub fn convert(cx: &KernelCx, t: &Tensor, what: &str, to: DType) -> Result<Tensor> {
     if t.dtype() == to {
         let src = t.data().ok_or_else(|| cx.error(format!("{what} is being mutated")))?;
-        let out = cx.alloc(to, t.shape())?;
+        let out = cx.alloc_for_overwrite(to, t.shape())?;
         if let Some(mut dst) = out.data_mut() {
             dst.bytes_mut().copy_from_slice(src.bytes());
         }
@@ -36,7 +36,7 @@ pub fn convert(cx: &KernelCx, t: &Tensor, what: &str, to: DType) -> Result<Tenso
 
 fn convert_typed<S: Num, D: Num>(cx: &KernelCx, t: &Tensor, what: &str, to: DType) -> Result<Tensor> {
     let x = read::<S>(cx, t, what)?;
-    let out = cx.alloc(to, t.shape())?;
+    let out = cx.alloc_for_overwrite(to, t.shape())?;
     let exec = Exec::of(cx);
     // The first failing element over all parts: each part reports its first.
     let first_bad = AtomicUsize::new(usize::MAX);

@@ -81,7 +81,7 @@ fn binary<T: Num, U: Num>(
     f: impl Fn(T, T) -> U + Sync,
 ) -> Result<Value> {
     let (x, y) = (read::<T>(cx, a, "the first operand")?, read::<T>(cx, b, "the second operand")?);
-    let out = cx.alloc(dtype, shape)?;
+    let out = cx.alloc_for_overwrite(dtype, shape)?;
     let exec = Exec::of(cx);
     zip2(exec, shape, &mut write::<U>(cx, &out)?, (&x, a.shape()), (&y, b.shape()), f).map_err(|_| layout_bug(cx))?;
     Ok(Value::tensor(out))
@@ -90,7 +90,7 @@ fn binary<T: Num, U: Num>(
 /// `f` of each element of `a`, into a new tensor of `a`'s shape and `dtype`.
 fn map<T: Num, U: Num>(cx: &KernelCx, a: &Tensor, dtype: DType, f: impl Fn(T) -> U + Sync) -> Result<Value> {
     let x = read::<T>(cx, a, "the operand")?;
-    let out = cx.alloc(dtype, a.shape())?;
+    let out = cx.alloc_for_overwrite(dtype, a.shape())?;
     super::lanes::map(Exec::of(cx), &mut write::<U>(cx, &out)?, &x, f);
     Ok(Value::tensor(out))
 }
@@ -324,7 +324,7 @@ fn not_float(cx: &KernelCx, d: DType) -> crate::error::Error {
 /// chunk API ([`simd::unary_at`]), so both compute the same bits.
 fn float_map<T: FloatElem>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
     let x = read::<T>(cx, a, "the operand")?;
-    let out = cx.alloc(a.dtype(), a.shape())?;
+    let out = cx.alloc_for_overwrite(a.dtype(), a.shape())?;
     let exec = Exec::of(cx);
     map_parts(exec, &mut write::<T>(cx, &out)?, &x, |o, x| simd::unary_at(exec.level, op, o, x));
     Ok(Value::tensor(out))
@@ -376,7 +376,7 @@ impl Kernel for SoftmaxKernel {
 
 fn softmax_typed<T: Real>(cx: &KernelCx, a: &Tensor, axis: usize) -> Result<Value> {
     let x = read::<T>(cx, a, "the operand")?;
-    let out = cx.alloc(a.dtype(), a.shape())?;
+    let out = cx.alloc_for_overwrite(a.dtype(), a.shape())?;
     if a.numel() > 0 {
         // Each block of `len` rows of `inner` elements holds `inner` lines (one per
         // column); the columns are processed together, each line in its own order.
@@ -451,7 +451,7 @@ impl Kernel for WhereKernel {
 fn where_typed<T: Num>(cx: &KernelCx, (c, a, b): (&Tensor, &Tensor, &Tensor), shape: &[u64]) -> Result<Value> {
     let k = read::<B8>(cx, c, "the condition")?;
     let (x, y) = (read::<T>(cx, a, "the second operand")?, read::<T>(cx, b, "the third operand")?);
-    let out = cx.alloc(a.dtype(), shape)?;
+    let out = cx.alloc_for_overwrite(a.dtype(), shape)?;
     let (k, x, y) = ((&k[..], c.shape()), (&x[..], a.shape()), (&y[..], b.shape()));
     select(Exec::of(cx), shape, &mut write::<T>(cx, &out)?, k, x, y).map_err(|_| layout_bug(cx))?;
     Ok(Value::tensor(out))

@@ -157,51 +157,72 @@ fn gemm_in_order<T: Num>(a: &[T], b: &[T], out: &mut [T], Dims { k, m, .. }: Dim
 
 /// A float product: a row vector (`n = 1`, a layer at batch 1) as `p`-ordered
 /// AXPYs over the rows of `b`, which stream through memory once and give the exact
-/// in-order result; anything larger through the `gemm` crate's blocked, vectorized
-/// kernels (its sums are reassociated: within the engines' float tolerance, F-8).
-fn gemm_float<T: FloatElem + 'static>(a: &[T], b: &[T], out: &mut [T], d: Dims, threads: usize) {
+/// in-order result; anything larger through the `matrixmultiply` crate's blocked,
+/// vectorized kernels (its sums are reassociated: within the engines' float
+/// tolerance, F-8), the rows of `a` split across threads when there are several.
+fn gemm_float<T: FloatElem + Blas>(a: &[T], b: &[T], out: &mut [T], d: Dims, threads: usize) {
     stats::record(Counter::Gemm);
     if d.n == 1 {
         super::simd::axpy_rows(a, b, out);
         return;
     }
-    let parallel = threads > 1;
-    let mut run = |par: gemm::Parallelism| {
-        // SAFETY: `a`, `b` and `out` are exactly n×k, k×m and n×m row-major slices (the
-        // caller took them by these sizes), so every pointer offset gemm forms from the
-        // dimensions and strides stays inside them; `out` is not aliased by `a` or `b`.
-        unsafe {
-            gemm::gemm(
-                d.n,
-                d.m,
-                d.k,
-                out.as_mut_ptr(),
-                1,
-                d.m as isize,
-                false,
-                a.as_ptr(),
-                1,
-                d.k as isize,
-                b.as_ptr(),
-                1,
-                d.m as isize,
-                T::ZERO,
-                T::ONE,
-                false,
-                false,
-                false,
-                par,
-            )
+    let parts = threads.min(d.n);
+    if let Some(pool) = (parts > 1).then(|| super::simd::pool(parts)).flatten() {
+        // Whole rows per thread: each computes its rows' products independently.
+        let rows = d.n.div_ceil(parts);
+        pool.scope(|s| {
+            for (i, part) in out.chunks_mut(rows * d.m).enumerate() {
+                let n = part.len() / d.m;
+                let a = &a[i * rows * d.k..(i * rows + n) * d.k];
+                s.spawn(move |_| T::gemm(a, b, part, Dims { n, ..d }));
+            }
+        });
+        stats::record(Counter::Threaded);
+        return;
+    }
+    T::gemm(a, b, out, d);
+}
+
+/// The float types `matrixmultiply` multiplies.
+trait Blas: Sized + Sync + Send {
+    /// `out = a @ b` (row-major, exactly n×k, k×m and n×m elements).
+    fn gemm(a: &[Self], b: &[Self], out: &mut [Self], d: Dims);
+}
+
+macro_rules! blas {
+    ($t:ty, $f:path) => {
+        impl Blas for $t {
+            fn gemm(a: &[$t], b: &[$t], out: &mut [$t], d: Dims) {
+                if a.len() < d.n * d.k || b.len() < d.k * d.m || out.len() < d.n * d.m {
+                    return;
+                }
+                // SAFETY: the lengths were just checked, so every element the row-major
+                // strides (k, 1), (m, 1) and (m, 1) address over n×k, k×m and n×m is
+                // inside its slice; `out` is a unique borrow, aliasing neither input.
+                unsafe {
+                    $f(
+                        d.n,
+                        d.k,
+                        d.m,
+                        1.0,
+                        a.as_ptr(),
+                        d.k as isize,
+                        1,
+                        b.as_ptr(),
+                        d.m as isize,
+                        1,
+                        0.0,
+                        out.as_mut_ptr(),
+                        d.m as isize,
+                        1,
+                    )
+                }
+            }
         }
     };
-    match parallel.then(|| super::simd::pool(threads)).flatten() {
-        Some(pool) => {
-            stats::record(Counter::Threaded);
-            pool.install(|| run(gemm::Parallelism::Rayon(threads)))
-        }
-        None => run(gemm::Parallelism::None),
-    }
 }
+blas!(f32, matrixmultiply::sgemm);
+blas!(f64, matrixmultiply::dgemm);
 
 fn gemm_f32(a: &[f32], b: &[f32], out: &mut [f32], d: Dims, threads: usize) {
     gemm_float(a, b, out, d, threads)

@@ -90,6 +90,12 @@ impl KernelCx<'_> {
         Tensor::zeros(dtype, shape, self.memory).map_err(|e| over_budget(e, self.span))
     }
 
+    /// A new tensor whose every element the kernel writes (its contents start
+    /// unspecified: a dead tensor's buffer is reused without clearing it).
+    pub fn alloc_for_overwrite(&self, dtype: DType, shape: &[u64]) -> Result<Tensor> {
+        Tensor::for_overwrite(dtype, shape, self.memory).map_err(|e| over_budget(e, self.span))
+    }
+
     /// Argument `i`, which must exist (`OpError` for a call with too few arguments).
     pub fn arg<'v>(&self, args: &'v [Value], i: usize) -> Result<&'v Value> {
         args.get(i).ok_or_else(|| self.error(format!("takes at least {} argument(s), {} given", i + 1, args.len())))
