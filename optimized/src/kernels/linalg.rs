@@ -166,6 +166,13 @@ fn gemm_float<T: FloatElem + Blas>(a: &[T], b: &[T], out: &mut [T], d: Dims, thr
         super::simd::axpy_rows(a, b, out);
         return;
     }
+    // With every element finite and no product sum able to overflow, a reordered sum
+    // differs from the in-order one by rounding only (F-8); otherwise the order decides
+    // between inf, NaN and a finite result, so the spec's order is kept.
+    if !tame(a, b, d.k) {
+        gemm_in_order(a, b, out, d, 1);
+        return;
+    }
     let parts = threads.min(d.n);
     if let Some(pool) = (parts > 1).then(|| super::simd::pool(parts)).flatten() {
         // Whole rows per thread: each computes its rows' products independently.
@@ -181,6 +188,24 @@ fn gemm_float<T: FloatElem + Blas>(a: &[T], b: &[T], out: &mut [T], d: Dims, thr
         return;
     }
     T::gemm(a, b, out, d);
+}
+
+/// Whether `a @ b` cannot overflow or meet a non-finite value in any summation order:
+/// all elements finite and `k * max|a| * max|b|` at most half the dtype's largest value.
+fn tame<T: FloatElem>(a: &[T], b: &[T], k: usize) -> bool {
+    let max_abs = |xs: &[T]| {
+        xs.iter().try_fold(0.0f64, |m, x| {
+            let v = crate::scalar::to_f64(*x);
+            v.is_finite().then(|| m.max(v.abs()))
+        })
+    };
+    match (max_abs(a), max_abs(b)) {
+        (Some(x), Some(y)) => {
+            let largest = if T::DTYPE == DType::F32 { f32::MAX as f64 } else { f64::MAX };
+            x * y * k as f64 <= largest / 2.0
+        }
+        _ => false,
+    }
 }
 
 /// The float types `matrixmultiply` multiplies.
