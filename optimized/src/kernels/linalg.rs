@@ -192,14 +192,8 @@ fn gemm_float<T: FloatElem + Blas>(a: &[T], b: &[T], out: &mut [T], d: Dims, thr
 
 /// Whether `a @ b` cannot overflow or meet a non-finite value in any summation order:
 /// all elements finite and `k * max|a| * max|b|` at most half the dtype's largest value.
-fn tame<T: FloatElem>(a: &[T], b: &[T], k: usize) -> bool {
-    let max_abs = |xs: &[T]| {
-        xs.iter().try_fold(0.0f64, |m, x| {
-            let v = crate::scalar::to_f64(*x);
-            v.is_finite().then(|| m.max(v.abs()))
-        })
-    };
-    match (max_abs(a), max_abs(b)) {
+fn tame<T: FloatElem + Blas>(a: &[T], b: &[T], k: usize) -> bool {
+    match (T::max_abs_finite(a), T::max_abs_finite(b)) {
         (Some(x), Some(y)) => {
             let largest = if T::DTYPE == DType::F32 { f32::MAX as f64 } else { f64::MAX };
             x * y * k as f64 <= largest / 2.0
@@ -212,11 +206,18 @@ fn tame<T: FloatElem>(a: &[T], b: &[T], k: usize) -> bool {
 trait Blas: Sized + Sync + Send {
     /// `out = a @ b` (row-major, exactly n×k, k×m and n×m elements).
     fn gemm(a: &[Self], b: &[Self], out: &mut [Self], d: Dims);
+    /// The largest magnitude among `xs` when every element is finite (a vector loop).
+    fn max_abs_finite(xs: &[Self]) -> Option<f64>;
 }
 
 macro_rules! blas {
     ($t:ty, $f:path) => {
         impl Blas for $t {
+            fn max_abs_finite(xs: &[$t]) -> Option<f64> {
+                let (m, finite) = super::simd::run(super::simd::level(), super::simd::loops::MaxAbsFinite { xs });
+                finite.then_some(m as f64)
+            }
+
             fn gemm(a: &[$t], b: &[$t], out: &mut [$t], d: Dims) {
                 if a.len() < d.n * d.k || b.len() < d.k * d.m || out.len() < d.n * d.m {
                     return;

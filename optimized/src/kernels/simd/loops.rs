@@ -265,3 +265,29 @@ impl<T: Num> Body for AxpyRows<'_, T> {
         }
     }
 }
+
+/// The largest magnitude among `xs`, with whether every element is finite (for the
+/// check that a reordered matrix product cannot overflow).
+pub struct MaxAbsFinite<'a, T> {
+    pub xs: &'a [T],
+}
+
+macro_rules! max_abs_finite {
+    ($t:ty, $u:ty, $sign:expr, $inf:expr) => {
+        impl Body for MaxAbsFinite<'_, $t> {
+            type Out = ($t, bool);
+            #[inline(always)]
+            fn run(self) -> ($t, bool) {
+                // The magnitude's bits order non-negative floats, with infinity and NaN
+                // above every finite value: an integer max, which vectorizes.
+                let mut m: $u = 0;
+                for &x in self.xs {
+                    m = m.max(x.to_bits() & !$sign);
+                }
+                (<$t>::from_bits(m), m < $inf)
+            }
+        }
+    };
+}
+max_abs_finite!(f32, u32, 1u32 << 31, 0x7f80_0000u32);
+max_abs_finite!(f64, u64, 1u64 << 63, 0x7ff0_0000_0000_0000u64);
