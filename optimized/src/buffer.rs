@@ -4,7 +4,6 @@
 use crate::dtype::Element;
 use crate::stats::{self, Counter};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// One cache line: the unit of allocation, so every buffer starts 64-byte aligned.
@@ -24,7 +23,8 @@ pub const POOL_CAPACITY: usize = 1 << 30;
 /// most half again as large as asked; the budget counts the bytes asked for.
 #[derive(Default)]
 pub struct Pool {
-    free: RefCell<HashMap<usize, Vec<Vec<Line>>>>,
+    /// Free allocations by [`bucket`] of their size class.
+    free: RefCell<Vec<Vec<Vec<Line>>>>,
     held: Cell<usize>,
 }
 
@@ -44,6 +44,17 @@ fn size_class(lines: usize) -> usize {
     }
 }
 
+/// The index of size class `class` (a small integer: classes are 1, 2, then 2^k and
+/// 1.5 * 2^k), so that the pool is an array, not a hash map (small tensors are
+/// allocated once per operator call).
+fn bucket(class: usize) -> usize {
+    if class <= 2 {
+        return class;
+    }
+    let p = (usize::BITS - 1 - class.leading_zeros()) as usize;
+    3 + 2 * p + usize::from(class != 1 << p)
+}
+
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Pool({} bytes held)", self.held.get())
@@ -61,7 +72,7 @@ impl Pool {
     }
 
     fn take(&self, class: usize) -> Option<Vec<Line>> {
-        let v = self.free.borrow_mut().get_mut(&class)?.pop()?;
+        let v = self.free.borrow_mut().get_mut(bucket(class))?.pop()?;
         self.held.set(self.held.get() - class * 64);
         stats::record(Counter::PoolReuses);
         Some(v)
@@ -73,7 +84,12 @@ impl Pool {
             return;
         }
         self.held.set(self.held.get() + bytes);
-        self.free.borrow_mut().entry(v.capacity()).or_default().push(v);
+        let mut free = self.free.borrow_mut();
+        let b = bucket(v.capacity());
+        if free.len() <= b {
+            free.resize_with(b + 1, Vec::new);
+        }
+        free[b].push(v);
     }
 }
 
@@ -221,6 +237,11 @@ mod tests {
 
     #[test]
     fn size_classes_waste_at_most_half() {
+        let mut buckets = std::collections::HashMap::new();
+        for n in 1..5000 {
+            let c = size_class(n);
+            assert_eq!(*buckets.entry(bucket(c)).or_insert(c), c, "one bucket per class");
+        }
         for n in 1..5000 {
             let c = size_class(n);
             assert!(c >= n && c * 2 <= n * 3 + 2, "{n} -> {c}");

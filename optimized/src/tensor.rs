@@ -97,7 +97,7 @@ impl Tensor {
 
     /// A new tensor with this one's contents.
     pub fn deep_copy(&self, memory: &Rc<Memory>) -> Result<Tensor, OverBudget> {
-        let t = Tensor::zeros(self.dtype, &self.shape, memory)?;
+        let t = Tensor::for_overwrite(self.dtype, &self.shape, memory)?;
         if let (Some(src), Some(mut dst)) = (self.data(), t.data_mut()) {
             dst.bytes_mut().copy_from_slice(src.bytes());
         }

@@ -16,7 +16,7 @@
 //! in no tuple, closure or other variable), or into the `matmul`'s fresh result.
 
 use super::elementwise::{Arith, Unary};
-use super::lanes::Lane;
+use super::lanes::{same_shape, Lane};
 use super::layout::broadcast_shapes;
 use super::simd::parallel_chunks_mut;
 use super::simd::{binary, binary_acc, unary, unary_acc, FloatElem};
@@ -198,10 +198,10 @@ impl FusedGroup {
         // The buffer the result goes to: the head's or a dying operand's when it has the
         // result's shape (no one else can see it), else a new one.
         let target = match head {
-            Some(h) if h.shape() == &shape[..] && Rc::strong_count(h) == 1 => Target::Head,
-            _ => match (0..leaves.len())
-                .position(|k| self.walked[k] && leaves[k].shape() == &shape[..] && Rc::strong_count(leaves[k]) == 1)
-            {
+            Some(h) if same_shape(h.shape(), &shape) && Rc::strong_count(h) == 1 => Target::Head,
+            _ => match (0..leaves.len()).position(|k| {
+                self.walked[k] && same_shape(leaves[k].shape(), &shape) && Rc::strong_count(leaves[k]) == 1
+            }) {
                 Some(k) => Target::Leaf(k),
                 None => Target::New,
             },
@@ -287,7 +287,7 @@ impl FusedGroup {
                 Step::Op(Elementwise::Binary(_)) => {
                     let b = stack.pop()?;
                     let a = stack.pop()?;
-                    stack.push(if a.dims() == b.dims() {
+                    stack.push(if same_shape(a.dims(), b.dims()) {
                         a
                     } else {
                         Shape::New(broadcast_shapes(a.dims(), b.dims())?)

@@ -247,12 +247,9 @@ impl<T: Num> Body for AxpyRows<'_, T> {
         // Four rows per pass over `out`: each element still adds its terms in row
         // order, but `out` is loaded and stored once per four rows.
         let mut rows = self.x.iter().zip(self.w.chunks_exact(m));
-        loop {
-            let (Some((&x0, w0)), Some((&x1, w1)), Some((&x2, w2)), Some((&x3, w3))) =
-                (rows.next(), rows.next(), rows.next(), rows.next())
-            else {
-                break;
-            };
+        while let (Some((&x0, w0)), Some((&x1, w1)), Some((&x2, w2)), Some((&x3, w3))) =
+            (rows.next(), rows.next(), rows.next(), rows.next())
+        {
             for ((((o, &a), &b), &c), &d) in self.out.iter_mut().zip(w0).zip(w1).zip(w2).zip(w3) {
                 *o = o.add(x0.mul(a)).add(x1.mul(b)).add(x2.mul(c)).add(x3.mul(d));
             }
