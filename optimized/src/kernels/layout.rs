@@ -56,43 +56,11 @@ pub fn broadcast_strides(input: &[u64], out: &[u64]) -> Vec<usize> {
 pub fn for_each_row<const N: usize>(
     shape: &[u64],
     inputs: [&[usize]; N],
-    mut row: impl FnMut(usize, [usize; N], usize, [usize; N]),
+    row: impl FnMut(usize, [usize; N], usize, [usize; N]),
 ) {
-    if shape.contains(&0) {
-        return;
-    }
-    let Some((&last, outer)) = shape.split_last() else {
-        row(0, [0; N], 1, [0; N]);
-        return;
-    };
-    let len = last as usize;
-    let steps: [usize; N] = std::array::from_fn(|k| inputs[k][outer.len()]);
-    let mut index = vec![0u64; outer.len()];
-    let mut offsets = [0usize; N];
-    let mut start = 0usize;
-    loop {
-        row(start, offsets, len, steps);
-        start += len;
-        // Advance the odometer over the outer dimensions.
-        let mut d = outer.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            for k in 0..N {
-                offsets[k] += inputs[k][d];
-            }
-            if index[d] < outer[d] {
-                break;
-            }
-            for k in 0..N {
-                offsets[k] -= inputs[k][d] * outer[d] as usize;
-            }
-            index[d] = 0;
-        }
-    }
+    // Every element: the walk stops at the last row, so a count past `usize` is harmless.
+    let total = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d as usize)).unwrap_or(usize::MAX);
+    for_each_row_in(shape, inputs, 0..total, row)
 }
 
 /// [`for_each_row`] restricted to the output elements `range` (which must lie inside

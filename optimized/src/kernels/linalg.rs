@@ -226,7 +226,12 @@ fn tame<T: FloatElem + Blas>(a: &[T], b: &[T], k: usize) -> bool {
 /// The float types `matrixmultiply` multiplies.
 trait Blas: Sized + Sync + Send + 'static {
     /// `out = a @ b` (row-major, exactly n×k, k×m and n×m elements).
-    fn gemm(a: &[Self], b: &[Self], out: &mut [Self], d: Dims);
+    fn gemm(a: &[Self], b: &[Self], out: &mut [Self], d: Dims) {
+        let all = SharedOut(out.as_mut_ptr(), out.len());
+        // SAFETY: `out` is borrowed mutably for the call, so all its columns are this
+        // call's alone.
+        unsafe { Self::gemm_columns(a, b, all, d, 0..d.m) }
+    }
     /// The largest magnitude among `xs` when every element is finite (a vector loop).
     fn max_abs_finite(xs: &[Self]) -> Option<f64>;
     /// Columns `cols` of `out = a @ b`, `out` given as a pointer to its n×m elements.
@@ -267,33 +272,6 @@ macro_rules! blas {
                         1,
                         0.0,
                         out.0.add(cols.start),
-                        d.m as isize,
-                        1,
-                    )
-                }
-            }
-
-            fn gemm(a: &[$t], b: &[$t], out: &mut [$t], d: Dims) {
-                if a.len() < d.n * d.k || b.len() < d.k * d.m || out.len() < d.n * d.m {
-                    return;
-                }
-                // SAFETY: the lengths were just checked, so every element the row-major
-                // strides (k, 1), (m, 1) and (m, 1) address over n×k, k×m and n×m is
-                // inside its slice; `out` is a unique borrow, aliasing neither input.
-                unsafe {
-                    $f(
-                        d.n,
-                        d.k,
-                        d.m,
-                        1.0,
-                        a.as_ptr(),
-                        d.k as isize,
-                        1,
-                        b.as_ptr(),
-                        d.m as isize,
-                        1,
-                        0.0,
-                        out.as_mut_ptr(),
                         d.m as isize,
                         1,
                     )
