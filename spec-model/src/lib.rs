@@ -49,9 +49,11 @@
 //! `DataType` `d`.
 
 pub mod alpha;
+pub mod check;
 pub mod diagnostic;
 pub mod grammar;
 pub mod normal_form;
+pub mod npy;
 pub mod ops;
 pub mod prim_eval;
 pub mod rules;

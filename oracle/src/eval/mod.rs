@@ -10,7 +10,7 @@ pub mod kernels;
 pub mod literal;
 pub mod machine;
 pub mod match_cast;
-pub mod npy;
+pub use spec_model::npy;
 pub mod ops;
 pub mod run;
 pub mod tir;

@@ -1,7 +1,8 @@
 //! NumPy `.npy` files (format versions 1.0–3.0, C order, little-endian or
-//! byte-order-free dtypes) for `oracle eval`'s `@path.npy` arguments and `--out DIR`.
+//! byte-order-free dtypes): `oracle eval`'s `@path.npy` arguments and `--out DIR`, and the
+//! tensors of the conformance protocol (both its sides, so it lives with the AST).
 
-use spec_model::grammar::{DataType, NDArray, Scalar, TensorData, TypeCode};
+use crate::grammar::{DataType, NDArray, Scalar, TensorData, TypeCode};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
