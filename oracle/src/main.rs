@@ -81,6 +81,43 @@ enum Command {
         #[arg(long, value_enum, default_value = "oracle")]
         engine: oracle::engine::Engine,
     },
+    /// Check other implementations against the spec: run corpus files through each
+    /// implementation's adapter (conformance/PROTOCOL.md) and judge every answer
+    /// against the oracle. Writes, per implementation, DIR/NAME/{files.txt, rules.txt,
+    /// results.json, index.html}; exits 1 on a failure not in its expected-failures file.
+    Conform(ConformArgs),
+}
+
+#[derive(clap::Args)]
+struct ConformArgs {
+    /// The corpus files or directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// An implementation: NAME=CMD, CMD starting its adapter (run by `sh -c`). Repeatable.
+    #[arg(long = "impl", value_name = "NAME=CMD", required = true)]
+    implementations: Vec<String>,
+    /// Adapter processes at once (default: the machine's cores).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// Seconds an adapter may take to answer one request before it is killed.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Where the reports go (one directory per implementation).
+    #[arg(long, default_value = "target/conform")]
+    out: PathBuf,
+    /// The expected failures (default: conformance/NAME/expected-failures.txt); only
+    /// with one --impl.
+    #[arg(long)]
+    expected: Option<PathBuf>,
+    /// Rewrite the expected-failures file to list exactly this run's failures.
+    #[arg(long)]
+    update_expected: bool,
+    /// Also print the per-rule table.
+    #[arg(long)]
+    rules: bool,
+    /// Print only the summary (not every file that did not pass).
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(clap::Args)]
@@ -339,6 +376,106 @@ fn eval(a: &EvalArgs) -> ExitCode {
     }
 }
 
+fn conform(a: &ConformArgs) -> ExitCode {
+    use oracle::conform::{self, expected::ExpectedFailures, report, results::Verdict};
+    let files = match collect_files(&a.paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if a.expected.is_some() && a.implementations.len() > 1 {
+        eprintln!("error: --expected names one implementation's file; give one --impl");
+        return ExitCode::FAILURE;
+    }
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let options = conform::Options {
+        jobs: jobs.max(1),
+        timeout: std::time::Duration::from_secs(a.timeout.max(1)),
+        ..conform::Options::default()
+    };
+    let mut code = ExitCode::SUCCESS;
+    for spec in &a.implementations {
+        let Some((name, command)) = spec.split_once('=').filter(|(n, c)| !n.is_empty() && !c.is_empty()) else {
+            eprintln!("error: --impl takes NAME=CMD, not `{spec}`");
+            return ExitCode::FAILURE;
+        };
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            eprintln!("error: an implementation's name is letters, digits, `-`, `_` and `.`: `{name}`");
+            return ExitCode::FAILURE;
+        }
+        let list_path =
+            a.expected.clone().unwrap_or_else(|| PathBuf::from(format!("conformance/{name}/expected-failures.txt")));
+        let expected = match ExpectedFailures::read(&list_path) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        eprintln!("{name}: {} files through `{command}`, {} at a time", files.len(), options.jobs);
+        let mut results = conform::run(name, command, &files, &expected, &options);
+        results.paths = a.paths.iter().map(|p| conform::shown_path(p)).collect();
+        if !a.quiet {
+            let failing: String = report::file_list(&results)
+                .lines()
+                .filter(|l| !l.starts_with("PASS"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            print!("{failing}");
+        }
+        if a.rules {
+            print!("{}", report::rule_table(&results));
+        }
+        print!("{}", report::summary(&results));
+        let dir = a.out.join(name);
+        if let Err(e) = write_reports(&dir, &results) {
+            eprintln!("error: {e}");
+            code = ExitCode::FAILURE;
+        } else {
+            println!("reports: {}/{{files.txt, rules.txt, results.json, index.html}}", dir.display());
+        }
+        if a.update_expected {
+            let failing: Vec<(String, String)> = results
+                .results
+                .iter()
+                .filter(|f| matches!(f.verdict, Verdict::Fail | Verdict::ExpectedFail))
+                .map(|f| (f.path.clone(), f.why.clone()))
+                .collect();
+            let text = expected.render(name, &failing);
+            let written = list_path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&list_path, text));
+            match written {
+                Ok(()) => println!("wrote {} ({} entries)", list_path.display(), failing.len()),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", list_path.display());
+                    code = ExitCode::FAILURE;
+                }
+            }
+        } else if !results.new_failures.is_empty() {
+            code = ExitCode::FAILURE;
+        }
+        if results.implementation.implementation.is_empty() {
+            eprintln!("error: the adapter of {name} never completed its handshake");
+            code = ExitCode::FAILURE;
+        }
+    }
+    code
+}
+
+/// The per-file list, the rule table, the JSON results and the HTML page in `dir`.
+fn write_reports(dir: &std::path::Path, r: &oracle::conform::results::Results) -> Result<(), String> {
+    use oracle::conform::report;
+    let json = serde_json::to_string_pretty(r).map_err(|e| e.to_string())?;
+    let write = |file: &str, text: &str| {
+        std::fs::write(dir.join(file), text).map_err(|e| format!("{}: {e}", dir.join(file).display()))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    write("files.txt", &report::file_list(r))?;
+    write("rules.txt", &report::rule_table(r))?;
+    write("results.json", &json)
+}
+
 fn verdict_word(v: prover::Verdict) -> &'static str {
     match v {
         prover::Verdict::Equal => "equal",
@@ -389,6 +526,7 @@ fn main() -> ExitCode {
             Err(code) => code,
         },
         Command::Eval(a) => eval(&a),
+        Command::Conform(a) => conform(&a),
         Command::Prove { lhs, rhs, prover, verbose } => prove(&lhs, &rhs, prover, verbose),
         Command::Parse { file } => match load(&file) {
             Ok(l) => {
