@@ -3,6 +3,7 @@
 //! prints ([`stats`]) and the reducer ([`reduce`]). The cargo-fuzz targets live in
 //! `fuzz_targets/` and call into this library.
 
+pub mod against;
 pub mod config;
 pub mod gen;
 pub mod invariants;

@@ -130,6 +130,9 @@ pub fn render_file(md: &Metadata, text: &str, call: Option<&str>, pred: &Predica
     for line in expectations(text, call, pred) {
         out.push_str(&format!("# {line}\n"));
     }
+    for (k, v) in &md.extra {
+        out.push_str(&format!("# {k}: {}\n", one_line(v)));
+    }
     out.push_str("# ---\n");
     out.push_str(text);
     if !text.ends_with('\n') {

@@ -75,6 +75,10 @@ pub struct Metadata {
     pub expectations: Vec<Expectation>,
     /// Absolute tolerance for float results (`tolerance: 1e-5`).
     pub tolerance: Option<f64>,
+    /// Extension keys (`x-NAME: value`), kept in order and otherwise ignored: tools
+    /// record what they know there (e.g. `x-implementation-outcome` in a divergence
+    /// found by `fuzz-smoke --against`).
+    pub extra: Vec<(String, String)>,
 }
 
 const PARSE_ERROR_CODES: &[&str] = &["syntax", "name", "limit"];
@@ -146,6 +150,7 @@ pub fn parse_metadata(src: &str) -> Result<Metadata, String> {
                     .ok_or_else(|| format!("line {n}: `expect-sinfo: NAME STRUCTINFO`"))?;
                 md.expectations.push(Expectation::Sinfo { name: name.to_string(), sinfo: sinfo.to_string() });
             }
+            other if other.starts_with("x-") && other.len() > 2 => md.extra.push((other.to_string(), value.to_string())),
             other => return Err(format!("line {n}: unknown metadata key `{other}`")),
         }
     }
