@@ -3,6 +3,7 @@
 //! ([`corpus`]), and the bridge to the optimized engine ([`engine`]).
 
 pub mod check;
+pub mod conform;
 pub mod corpus;
 pub mod engine;
 pub mod eval;
