@@ -1,6 +1,7 @@
 //! `oracle`: the reference interpreter of the Relax specification ([`eval`]), the
 //! static checking driver ([`check`]), the corpus runner behind `oracle test`
-//! ([`corpus`]), and the bridge to the optimized engine ([`engine`]).
+//! ([`corpus`]), the conformance runner's results and report ([`conform`]), and the
+//! bridge to the optimized engine ([`engine`]).
 
 pub mod check;
 pub mod conform;

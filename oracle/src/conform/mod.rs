@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod expected;
+pub mod html;
 pub mod report;
 pub mod results;
 pub mod spec;
