@@ -473,7 +473,8 @@ fn write_reports(dir: &std::path::Path, r: &oracle::conform::results::Results) -
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     write("files.txt", &report::file_list(r))?;
     write("rules.txt", &report::rule_table(r))?;
-    write("results.json", &json)
+    write("results.json", &json)?;
+    write("index.html", &oracle::conform::html::render_html(r))
 }
 
 fn verdict_word(v: prover::Verdict) -> &'static str {

@@ -13,7 +13,9 @@ struct Cli {
     /// The program: a .rx file in the corpus format (metadata block with a `# run:` line).
     file: PathBuf,
     /// The failure to keep: diff-exec, diff-engine, error=KIND, value, check=RULE, panic, panic=TEXT,
-    /// or cmd:SHELL (run as `sh -c SHELL reduce CANDIDATE`; exit status 0 = keep).
+    /// cmd:SHELL (run as `sh -c SHELL reduce CANDIDATE`; exit status 0 = keep), or
+    /// against:CMD (the implementation whose adapter CMD starts diverges from the oracle
+    /// as on the input; conformance/PROTOCOL.md).
     #[arg(long, value_name = "PREDICATE")]
     keep: String,
     /// Where to write the reduced program (default: FILE with `.reduced.rx` for `.rx`).
@@ -54,7 +56,7 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err(e) => return bad(format!("cannot read {}: {e}", cli.file.display())),
     };
-    let opts = Options { max_evals: cli.max_evals, run: cli.run, call: cli.call, verbose: cli.verbose };
+    let opts = Options { max_evals: cli.max_evals, run: cli.run, call: cli.call, verbose: cli.verbose, ..Options::default() };
     let report = match reduce_quietly(&src, &pred, &opts) {
         Ok(r) => r,
         Err(e) => return bad(format!("{}: {e}", cli.file.display())),

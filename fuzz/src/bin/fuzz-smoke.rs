@@ -35,10 +35,75 @@ struct Args {
     /// Chains of elementwise float operators in dataflow blocks (fusion, in-place reuse).
     #[arg(long)]
     long_chains: bool,
+    /// Check another implementation instead of the optimized engine: NAME=CMD, CMD
+    /// starting its adapter (conformance/PROTOCOL.md). Each divergence is reduced,
+    /// deduplicated by its signature and written under OUT/against-NAME/.
+    #[arg(long, value_name = "NAME=CMD")]
+    against: Option<String>,
+    /// With --against: stop after this many seconds.
+    #[arg(long, requires = "against")]
+    seconds: Option<u64>,
+    /// With --against: seconds an adapter may take per request.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// With --against: predicate evaluations per reduction.
+    #[arg(long, default_value_t = 300)]
+    reduce_evals: usize,
+    /// With --against: reductions per kind of divergence.
+    #[arg(long, default_value_t = 3)]
+    reductions_per_kind: usize,
+}
+
+fn against(args: &Args, spec: &str) -> i32 {
+    let Some((name, command)) = spec.split_once('=').filter(|(n, c)| !n.is_empty() && !c.is_empty()) else {
+        eprintln!("--against takes NAME=CMD, not `{spec}`");
+        return 2;
+    };
+    let campaign = fuzz::against::campaign::Campaign {
+        name: name.into(),
+        command: command.into(),
+        seed: args.seed,
+        iters: args.iters,
+        budget: args.seconds.map(std::time::Duration::from_secs),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        reduce_evals: args.reduce_evals,
+        reductions_per_kind: args.reductions_per_kind,
+        out: args.out.join(format!("against-{name}")),
+        large_tensors: args.large_tensors,
+        long_chains: args.long_chains,
+    };
+    match campaign.run() {
+        Ok(f) => {
+            println!(
+                "{} programs in {:.0} s against {name}: {} diverging ({} requests); {} distinct divergences",
+                f.programs,
+                f.seconds,
+                f.diverging_programs,
+                f.requests_diverging,
+                f.distinct.len()
+            );
+            println!("kinds (programs showing each):");
+            for (k, n) in &f.kinds {
+                println!("  {n:>5}  {k}");
+            }
+            println!("distinct divergences (reduced):");
+            for (sig, path) in &f.distinct {
+                println!("  {sig}\n      {}", path.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("fuzz-smoke --against {name}: {e}");
+            2
+        }
+    }
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(spec) = args.against.clone() {
+        std::process::exit(against(&args, &spec));
+    }
     let mut stats = Stats::default();
     let fired_before = optimized::stats::snapshot();
     let mut failures = 0usize;

@@ -37,11 +37,13 @@ pub struct Options {
     pub call: Option<String>,
     /// Log each accepted candidate on stderr.
     pub verbose: bool,
+    /// Per adapter request (`against:`).
+    pub timeout: std::time::Duration,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_evals: 5_000, run: 1, call: None, verbose: false }
+        Options { max_evals: 5_000, run: 1, call: None, verbose: false, timeout: std::time::Duration::from_secs(60) }
     }
 }
 
@@ -99,6 +101,8 @@ pub struct Reducer {
     pass: &'static str,
     generation: usize,
     sinfo_cache: Option<(usize, HashMap<u64, String>)>,
+    /// For `against:`: the implementation, and the divergence to keep (the input's first).
+    against: Option<(crate::against::Against, Option<String>)>,
 }
 
 fn call_text(call: &Expr) -> String {
@@ -124,8 +128,28 @@ impl Reducer {
                 }
                 holds_cmd(cmd, &path)
             }
+            Predicate::Against(_) => {
+                let file = output::render_file(&self.md, text, call, &self.pred);
+                let Some((imp, target)) = &mut self.against else { return false };
+                let found = imp.divergences("reduce/candidate", &file);
+                match target {
+                    Some(t) => found.iter().any(|d| &d.base == t),
+                    None => match found.first() {
+                        Some(d) => {
+                            *target = Some(d.base.clone());
+                            true
+                        }
+                        None => false,
+                    },
+                }
+            }
             p => holds_in_process(p, text, call, self.tol),
         }
+    }
+
+    /// The divergence an `against:` reduction keeps (known once the input was tried).
+    pub fn kept_divergence(&self) -> Option<&str> {
+        self.against.as_ref().and_then(|(_, t)| t.as_deref())
     }
 
     /// Keeps the candidate `(m, call)` if it prints and re-parses to itself, is smaller
@@ -342,12 +366,16 @@ pub fn reduce_source(src: &str, pred: &Predicate, opts: &Options) -> Result<Repo
         pass: "input",
         generation: 0,
         sinfo_cache: None,
+        against: match pred {
+            Predicate::Against(cmd) => Some((crate::against::Against::new(cmd, opts.timeout), None)),
+            _ => None,
+        },
     };
     let before = r.size_report();
     let (t, c) = (r.text.clone(), r.call_text.clone());
     r.evals += 1;
     if !r.holds(&t, c.as_deref()) {
-        let plain = matches!(pred, Predicate::Cmd(_)) || !r.holds(src, call_src.as_deref());
+        let plain = matches!(pred, Predicate::Cmd(_) | Predicate::Against(_)) || !r.holds(src, call_src.as_deref());
         return Err(if plain {
             format!("predicate does not hold on the input (`{pred}`)")
         } else {
@@ -375,6 +403,9 @@ pub fn reduce_source(src: &str, pred: &Predicate, opts: &Options) -> Result<Repo
         notes.push(format!(
             "the output has no `run:` line (the reduced program is refused statically, or its result has no literal form); the call was: {call}"
         ));
+    }
+    if let Some(kept) = r.kept_divergence() {
+        notes.push(format!("kept divergence: {kept}"));
     }
     Ok(Report { output, before, after: r.size_report(), evals: r.evals, cap_hit: r.cap_hit, rounds, notes })
 }

@@ -36,6 +36,10 @@ pub enum Predicate {
     Panic(Option<String>),
     /// `cmd:SHELL`: `sh -c SHELL reduce CANDIDATE` exits with status 0.
     Cmd(String),
+    /// `against:CMD`: the implementation whose adapter `sh -c CMD` starts diverges from
+    /// the oracle on the candidate, in the way it diverges on the input (the same
+    /// action and outcome classes: `against::Divergence::base`).
+    Against(String),
 }
 
 impl Predicate {
@@ -46,6 +50,12 @@ impl Predicate {
                 return Err("`cmd:` needs a shell command, e.g. `cmd:grep -q multiply \"$1\"`".into());
             }
             return Ok(Predicate::Cmd(cmd.to_string()));
+        }
+        if let Some(cmd) = s.strip_prefix("against:") {
+            if cmd.trim().is_empty() {
+                return Err("`against:` needs the command that starts an adapter (conformance/PROTOCOL.md)".into());
+            }
+            return Ok(Predicate::Against(cmd.to_string()));
         }
         let (key, arg) = match s.split_once('=') {
             Some((k, a)) => (k.trim(), Some(a.trim())),
@@ -63,7 +73,7 @@ impl Predicate {
             }),
             ("check", Some(rule)) if !rule.is_empty() => Ok(Predicate::Check(rule.to_string())),
             _ => Err(format!(
-                "unknown predicate `{s}` (expected diff-exec, diff-engine, error=KIND, value, check=RULE, panic, panic=TEXT or cmd:SHELL)"
+                "unknown predicate `{s}` (expected diff-exec, diff-engine, error=KIND, value, check=RULE, panic, panic=TEXT cmd:SHELL or against:CMD)"
             )),
         }
     }
@@ -85,6 +95,7 @@ impl fmt::Display for Predicate {
             Predicate::Panic(None) => write!(f, "panic"),
             Predicate::Panic(Some(t)) => write!(f, "panic={t}"),
             Predicate::Cmd(c) => write!(f, "cmd:{c}"),
+            Predicate::Against(c) => write!(f, "against:{c}"),
         }
     }
 }
@@ -172,7 +183,7 @@ pub fn holds_in_process(pred: &Predicate, text: &str, call: Option<&str>, tol: f
                     }
                     false
                 }
-                Predicate::Cmd(_) => false,
+                Predicate::Cmd(_) | Predicate::Against(_) => false,
             }
         };
         match catch_unwind(AssertUnwindSafe(run)) {

@@ -1,6 +1,7 @@
 //! `misbehaving-adapter`: the engine's adapter, made to misbehave on chosen requests so
 //! that tests can show the runner survives each way an adapter can fail. A request
-//! whose `name` contains the text given to an option gets that misbehaviour:
+//! whose `name` or program contains the text given to an option gets that misbehaviour
+//! (a program text, so that a reduction keeps it):
 //!
 //! ```text
 //! --crash-on TEXT     exit (status 3) without answering
@@ -51,8 +52,8 @@ fn plan() -> Result<Plan, String> {
     Ok(p)
 }
 
-fn hits(list: &[String], name: &str) -> bool {
-    list.iter().any(|t| name.contains(t.as_str()))
+fn hits(list: &[String], r: &conformance_protocol::Request) -> bool {
+    list.iter().any(|t| r.name.contains(t.as_str()) || r.program.contains(t.as_str()))
 }
 
 /// A wrong answer of the same shape: another value, or the other verdict.
@@ -107,28 +108,28 @@ fn main() -> ExitCode {
     let done = on_big_stack(|| {
         let adapter = EngineAdapter::default();
         serve(std::io::stdin().lock(), std::io::stdout().lock(), |r| {
-            if hits(&plan.crash, &r.name) {
+            if hits(&plan.crash, r) {
                 std::process::exit(3);
             }
-            if hits(&plan.abort, &r.name) {
+            if hits(&plan.abort, r) {
                 std::process::abort();
             }
-            if hits(&plan.hang, &r.name) {
+            if hits(&plan.hang, r) {
                 loop {
                     std::thread::sleep(std::time::Duration::from_secs(3600));
                 }
             }
-            if hits(&plan.garbage, &r.name) {
+            if hits(&plan.garbage, r) {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "Segmentation fault (core dumped)? no, just garbage");
                 let _ = out.flush();
                 std::process::exit(0);
             }
             let answer = adapter.answer(r);
-            if hits(&plan.wrong_id, &r.name) {
+            if hits(&plan.wrong_id, r) {
                 return Response { id: r.id + 1000, ..answer };
             }
-            if hits(&plan.wrong, &r.name) {
+            if hits(&plan.wrong, r) {
                 return falsify(answer);
             }
             answer

@@ -132,3 +132,4 @@ pub fn slug(signature: &str) -> String {
     }
     clip(s.trim_matches('-'), 100).trim_end_matches('…').to_string()
 }
+pub mod campaign;
