@@ -444,7 +444,10 @@ fn conform(a: &ConformArgs) -> ExitCode {
                 .map(|f| (f.path.clone(), f.why.clone()))
                 .collect();
             let text = expected.render(name, &failing);
-            let written = list_path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&list_path, text));
+            let written = list_path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|_| std::fs::write(&list_path, text));
             match written {
                 Ok(()) => println!("wrote {} ({} entries)", list_path.display(), failing.len()),
                 Err(e) => {

@@ -68,4 +68,3 @@ pub fn check_module_with(m: &IRModule, as_written: bool, prover: &dyn ShapeProve
     report.diagnostics = diagnostics;
     report
 }
-

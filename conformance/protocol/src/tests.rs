@@ -17,7 +17,7 @@ fn every_kind_of_value_survives_a_line() {
         WireValue::Prim(WirePrim::Float(0.5, DataType::FLOAT32)),
         WireValue::Prim(WirePrim::Bool(true)),
         WireValue::Str("a \"q\"\nline".into()),
-        WireValue::DType(DataType::FLOAT16),
+        WireValue::DType(DataType::float(16)),
         WireValue::Global("f".into()),
         WireValue::Opaque("closure".into()),
         WireValue::Null,
@@ -27,7 +27,7 @@ fn every_kind_of_value_survives_a_line() {
 
 #[test]
 fn non_finite_floats_are_strings() {
-    let v = WireValue::Prim(WirePrim::Float(f64::NEG_INFINITY, DataType::FLOAT64));
+    let v = WireValue::Prim(WirePrim::Float(f64::NEG_INFINITY, DataType::float(64)));
     let j = v.to_json().unwrap();
     assert_eq!(j["prim"]["value"], "-inf");
     assert_eq!(round_trip(&v), v);

@@ -102,9 +102,9 @@ impl WireValue {
                 let d = dtype(v.get("dtype").and_then(Json::as_str).ok_or("`prim` needs a `dtype` string")?)?;
                 let x = v.get("value").ok_or("`prim` needs a `value`")?;
                 WireValue::Prim(match d.code {
-                    _ if d == DataType::BOOL => {
-                        WirePrim::Bool(x.as_bool().or_else(|| x.as_i64().map(|i| i != 0)).ok_or("a bool prim is true/false")?)
-                    }
+                    _ if d == DataType::BOOL => WirePrim::Bool(
+                        x.as_bool().or_else(|| x.as_i64().map(|i| i != 0)).ok_or("a bool prim is true/false")?,
+                    ),
                     TypeCode::Int | TypeCode::UInt => {
                         WirePrim::Int(x.as_i64().ok_or_else(|| format!("an {d} prim is an integer, not `{x}`"))?, d)
                     }
@@ -112,7 +112,11 @@ impl WireValue {
                 })
             }
             "tuple" => WireValue::Tuple(
-                v.as_array().ok_or("`tuple` takes a list")?.iter().map(WireValue::from_json).collect::<Result<_, _>>()?,
+                v.as_array()
+                    .ok_or("`tuple` takes a list")?
+                    .iter()
+                    .map(WireValue::from_json)
+                    .collect::<Result<_, _>>()?,
             ),
             "str" => WireValue::Str(text(v)?),
             "dtype" => WireValue::DType(dtype(&text(v)?)?),

@@ -125,7 +125,8 @@ impl Campaign {
                 continue;
             }
             *done += 1;
-            let opts = ReduceOptions { max_evals: self.reduce_evals, timeout: self.timeout, ..ReduceOptions::default() };
+            let opts =
+                ReduceOptions { max_evals: self.reduce_evals, timeout: self.timeout, ..ReduceOptions::default() };
             let pred = Predicate::Against(self.command.clone());
             let (text, kept) = match reduce_quietly(&file, &pred, &opts) {
                 Ok(r) => (r.output, d.clone()),

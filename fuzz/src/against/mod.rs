@@ -4,11 +4,11 @@
 //! exactly as `oracle conform` judges corpus files.
 
 use crate::stats::Stats;
+use conformance_protocol::Request;
 use oracle::conform::adapter::{clip, Adapter};
 use oracle::conform::results::{Seen, Verdict};
 use oracle::conform::spec::{judge, plan_file, seen};
 use oracle::eval::run::on_big_stack;
-use conformance_protocol::Request;
 use spec_model::grammar::IRModule;
 use std::time::Duration;
 

@@ -56,7 +56,8 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err(e) => return bad(format!("cannot read {}: {e}", cli.file.display())),
     };
-    let opts = Options { max_evals: cli.max_evals, run: cli.run, call: cli.call, verbose: cli.verbose, ..Options::default() };
+    let opts =
+        Options { max_evals: cli.max_evals, run: cli.run, call: cli.call, verbose: cli.verbose, ..Options::default() };
     let report = match reduce_quietly(&src, &pred, &opts) {
         Ok(r) => r,
         Err(e) => return bad(format!("{}: {e}", cli.file.display())),

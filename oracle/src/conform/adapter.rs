@@ -21,7 +21,7 @@ const STDERR_KEEP: usize = 4096;
 /// What became of one request.
 #[derive(Debug)]
 pub enum Reply {
-    Answer(Response),
+    Answer(Box<Response>),
     /// The adapter died or closed its output before answering; its last stderr.
     Crash(String),
     Timeout,
@@ -217,7 +217,7 @@ impl Adapter {
         let reply = match p.read_line(timeout) {
             Ok(line) => match from_line::<Response>(&line) {
                 Ok(r) => match r.malformed(req.id) {
-                    None => Reply::Answer(r),
+                    None => Reply::Answer(Box::new(r)),
                     Some(why) => Reply::ProtocolError(why),
                 },
                 Err(e) => Reply::ProtocolError(format!("{e}: `{}`", clip(line.trim_end(), 200))),

@@ -72,7 +72,7 @@ pub fn run(name: &str, command: &str, files: &[PathBuf], expected: &ExpectedFail
                         slots[i] = Some(r);
                     }
                     let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    if o.progress_every > 0 && (n % o.progress_every == 0 || n == files.len()) {
+                    if o.progress_every > 0 && (n.is_multiple_of(o.progress_every) || n == files.len()) {
                         eprintln!("[{name}] {n}/{} files, {:.0} s", files.len(), started.elapsed().as_secs_f64());
                     }
                 }

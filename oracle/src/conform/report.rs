@@ -44,7 +44,10 @@ pub fn rule_table(r: &Results) -> String {
             percent(c)
         ));
     }
-    out.push_str(&format!("\n{:<24} {:>5} {:>5} {:>5} {:>5}  {}\n", "section", "pass", "fail", "xfail", "skip", "rate"));
+    out.push_str(&format!(
+        "\n{:<24} {:>5} {:>5} {:>5} {:>5}  {}\n",
+        "section", "pass", "fail", "xfail", "skip", "rate"
+    ));
     for s in &r.sections {
         let c = &s.counts;
         out.push_str(&format!(
@@ -82,10 +85,7 @@ pub fn summary(r: &Results) -> String {
     let classes: Vec<String> = r.outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
     out.push_str(&format!("requests by outcome: {}\n", classes.join(", ")));
     if !r.new_failures.is_empty() {
-        out.push_str(&format!(
-            "{} new failure(s) (not in the expected-failures file):\n",
-            r.new_failures.len()
-        ));
+        out.push_str(&format!("{} new failure(s) (not in the expected-failures file):\n", r.new_failures.len()));
         for p in &r.new_failures {
             out.push_str(&format!("  {p}\n"));
         }

@@ -19,7 +19,10 @@ use std::rc::Rc;
 pub enum SpecOutcome {
     Accepted,
     /// Rejected statically: the first error's rule and its message.
-    Rejected { rule: String, message: String },
+    Rejected {
+        rule: String,
+        message: String,
+    },
     Value(Value),
     Error(RuntimeError),
 }
@@ -100,7 +103,8 @@ fn plan_run(m: &IRModule, call: &str) -> Planned {
     let (entry, args) = match call_parts(m, call) {
         Ok(p) => p,
         Err(e) => {
-            let err = RuntimeError::new(crate::eval::ErrorKind::Crash, "corpus", e.clone(), spec_model::Span::SYNTHETIC);
+            let err =
+                RuntimeError::new(crate::eval::ErrorKind::Crash, "corpus", e.clone(), spec_model::Span::SYNTHETIC);
             return planned(None, Err(e), SpecOutcome::Error(err));
         }
     };
@@ -238,11 +242,9 @@ pub fn judge(p: &Planned, reply: &Reply, tol: f64) -> (Verdict, String) {
         },
         (SpecOutcome::Value(v), Outcome::Value) => match &r.value {
             Some(w) if agrees(v, w, tol) => (Verdict::Pass, String::new()),
-            Some(w) => fail(format!(
-                "expected {}, got {}",
-                clip(&print_value(v), 300),
-                clip(&print_value(&from_wire(w)), 300)
-            )),
+            Some(w) => {
+                fail(format!("expected {}, got {}", clip(&print_value(v), 300), clip(&print_value(&from_wire(w)), 300)))
+            }
             None => fail("a value outcome without a value".into()),
         },
         (SpecOutcome::Error(e), Outcome::RuntimeError) => match &r.kind {

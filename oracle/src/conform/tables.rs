@@ -1,9 +1,9 @@
 //! The per-rule and per-section tables of a run: the corpus is a rule-coverage
 //! matrix, so each file's verdict counts for every rule it names, in spec order.
 
+use super::count;
 use super::expected::ExpectedFailures;
 use super::results::{Counts, FileResult, Implementation, Results, RuleRow, SectionRow, Verdict};
-use super::count;
 use spec_model::rules::{rule_summary, RULES, RUNTIME_RULES};
 use std::collections::BTreeMap;
 

@@ -150,7 +150,9 @@ pub fn parse_metadata(src: &str) -> Result<Metadata, String> {
                     .ok_or_else(|| format!("line {n}: `expect-sinfo: NAME STRUCTINFO`"))?;
                 md.expectations.push(Expectation::Sinfo { name: name.to_string(), sinfo: sinfo.to_string() });
             }
-            other if other.starts_with("x-") && other.len() > 2 => md.extra.push((other.to_string(), value.to_string())),
+            other if other.starts_with("x-") && other.len() > 2 => {
+                md.extra.push((other.to_string(), value.to_string()))
+            }
             other => return Err(format!("line {n}: unknown metadata key `{other}`")),
         }
     }

@@ -26,7 +26,8 @@ fn file<'r>(r: &'r Results, name: &str) -> &'r oracle::conform::results::FileRes
 #[test]
 fn the_engine_passes_the_whole_corpus() {
     let files = corpus("");
-    let r = run("engine", env!("CARGO_BIN_EXE_relax-engine-adapter"), &files, &ExpectedFailures::default(), &options(120));
+    let r =
+        run("engine", env!("CARGO_BIN_EXE_relax-engine-adapter"), &files, &ExpectedFailures::default(), &options(120));
     let failing: Vec<String> =
         r.results.iter().filter(|f| f.verdict != Verdict::Pass).map(|f| format!("{}: {}", f.path, f.why)).collect();
     assert!(failing.is_empty(), "{}", failing.join("\n"));
