@@ -29,36 +29,31 @@ pub fn file_list(r: &Results) -> String {
     out
 }
 
+fn row(label: &str, width: usize, c: &Counts) -> String {
+    format!(
+        "{label:<width$} {:>5} {:>5} {:>5} {:>5}  {}\n",
+        c.pass,
+        c.fail,
+        c.expected_fail,
+        c.skip,
+        percent(c)
+    )
+}
+
+fn header(label: &str, width: usize) -> String {
+    format!("{label:<width$} {:>5} {:>5} {:>5} {:>5}  rate\n", "pass", "fail", "xfail", "skip")
+}
+
 /// The per-rule table, in spec order, and the per-section one.
 pub fn rule_table(r: &Results) -> String {
-    let mut out = format!("{:<16} {:>5} {:>5} {:>5} {:>5}  {}\n", "rule", "pass", "fail", "xfail", "skip", "rate");
-    for row in &r.rules {
-        let c = &row.counts;
-        out.push_str(&format!(
-            "{:<16} {:>5} {:>5} {:>5} {:>5}  {}\n",
-            row.rule,
-            c.pass,
-            c.fail,
-            c.expected_fail,
-            c.skip,
-            percent(c)
-        ));
+    let mut out = header("rule", 16);
+    for x in &r.rules {
+        out.push_str(&row(&x.rule, 16, &x.counts));
     }
-    out.push_str(&format!(
-        "\n{:<24} {:>5} {:>5} {:>5} {:>5}  {}\n",
-        "section", "pass", "fail", "xfail", "skip", "rate"
-    ));
+    out.push('\n');
+    out.push_str(&header("section", 24));
     for s in &r.sections {
-        let c = &s.counts;
-        out.push_str(&format!(
-            "{:<24} {:>5} {:>5} {:>5} {:>5}  {}\n",
-            s.section,
-            c.pass,
-            c.fail,
-            c.expected_fail,
-            c.skip,
-            percent(c)
-        ));
+        out.push_str(&row(&s.section, 24, &s.counts));
     }
     out
 }
