@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand};
 use oracle::check::{check_module, check_module_with, render_with_rule};
 use oracle::corpus::{collect_files, report, run_file_with};
 use prover::{Backend, ShapeProver};
-use spec_model::text::{parse_module, print_module, DEFAULT_WIDTH};
+use spec_model::text::{parse_module, print_module, print_module_in, Dialect, DEFAULT_WIDTH};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +24,10 @@ enum Command {
         /// Line width.
         #[arg(long, default_value_t = DEFAULT_WIDTH)]
         width: usize,
+        /// The vocabulary to write: `rx` (the spec's) or `tvm-0.27` (what Apache TVM 0.27's
+        /// TVMScript parser reads).
+        #[arg(long, default_value_t = Dialect::Rx)]
+        dialect: Dialect,
     },
     /// Parse a `.rx` file and report `ok` or the first error.
     Parse { file: PathBuf },
@@ -491,9 +495,9 @@ fn verdict_word(v: prover::Verdict) -> &'static str {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Fmt { file, width } => match load(&file) {
+        Command::Fmt { file, width, dialect } => match load(&file) {
             Ok(l) => {
-                print!("{}", print_module(&l.module, width.max(20)));
+                print!("{}", print_module_in(&l.module, width.max(20), dialect));
                 ExitCode::SUCCESS
             }
             Err(code) => code,

@@ -36,6 +36,21 @@ fn fmt_reads_stdin_and_prints_the_canonical_form() {
 }
 
 #[test]
+fn fmt_dialect_tvm_0_27_prints_what_tvm_reads_and_reads_back() {
+    let out = oracle(&["fmt", "--dialect", "tvm-0.27", "-"], Some(GOOD));
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("from tvm.script import tirx as T\n"), "{text}");
+    assert!(text.contains("@I.ir_module\nclass Module:\n"), "{text}");
+    // The parser reads it back: its canonical form is that of the input.
+    let canonical = oracle(&["fmt", "-"], Some(GOOD));
+    let via_tvm = oracle(&["fmt", "--dialect", "rx", "-"], Some(&text));
+    assert_eq!(String::from_utf8(via_tvm.stdout).unwrap(), String::from_utf8(canonical.stdout).unwrap());
+    let bad = oracle(&["fmt", "--dialect", "tvm", "-"], Some(GOOD));
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("tvm-0.27"));
+}
+
+#[test]
 fn parse_reports_ok_or_the_error_with_a_caret() {
     let ok = oracle(&["parse", "-"], Some(GOOD));
     assert!(ok.status.success());

@@ -5,7 +5,7 @@
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 use spec_model::grammar::tir::{Buffer, Intrinsic, PrimFunc, Stmt, StmtKind, TirExpr, TirExprKind, TirParam};
 use spec_model::grammar::*;
-use spec_model::text::{check_round_trip, parse_module, print_module, DEFAULT_WIDTH};
+use spec_model::text::{check_round_trip, check_round_trip_in, parse_module, print_module, Dialect, DEFAULT_WIDTH};
 use spec_model::Span;
 use std::rc::Rc;
 
@@ -190,8 +190,9 @@ fn tir_module_with(values: Vec<TirExpr>, vars: &[PrimVar], bufs: &[Buffer]) -> I
     module(vec![("f", BaseFunc::Tir(Rc::new(f)))])
 }
 
+/// Through both printers.
 fn round_trip(m: &IRModule) -> TestResult {
-    match check_round_trip(m) {
+    match check_round_trip(m).and_then(|_| check_round_trip_in(m, Dialect::Tvm027)) {
         Ok(_) => TestResult::passed(),
         Err(e) => TestResult::error(e),
     }

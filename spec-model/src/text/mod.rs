@@ -13,7 +13,9 @@ pub mod py_ast;
 pub mod py_parser;
 
 pub use error::{ParseError, ParseResult};
-pub use print::{print_expr, print_module, print_prim_expr, print_struct_info, DEFAULT_WIDTH};
+pub use print::{
+    print_expr, print_module, print_module_in, print_prim_expr, print_struct_info, Dialect, DEFAULT_WIDTH,
+};
 
 use crate::grammar::{Expr, IRModule};
 
@@ -50,12 +52,17 @@ pub use elab::ndim_of_shape_var;
 /// Checks the printer against the parser on `m`: `parse(print(m))` must be
 /// alpha-equivalent to `m` and print the same text again. Returns the printed text.
 pub fn check_round_trip(m: &IRModule) -> Result<String, String> {
-    let printed = print_module(m, DEFAULT_WIDTH);
+    check_round_trip_in(m, Dialect::Rx)
+}
+
+/// [`check_round_trip`] through the printer of `dialect`.
+pub fn check_round_trip_in(m: &IRModule, dialect: Dialect) -> Result<String, String> {
+    let printed = print_module_in(m, DEFAULT_WIDTH, dialect);
     let again = parse_module(&printed)
         .map_err(|e| format!("the printed program does not parse:\n{}\n{printed}", e.render("<printed>", &printed)))?;
     crate::alpha::alpha_eq_module(m, &again)
         .map_err(|e| format!("the printed program parses to a different program: {e}\n{printed}"))?;
-    let reprinted = print_module(&again, DEFAULT_WIDTH);
+    let reprinted = print_module_in(&again, DEFAULT_WIDTH, dialect);
     if reprinted != printed {
         return Err(format!("printing is not idempotent:\n--- first\n{printed}--- second\n{reprinted}"));
     }

@@ -326,7 +326,7 @@ fn call_with_signature(
             out.args.push(expr(ctx, a)?);
         }
         for k in keywords {
-            if k.name == "sinfo_args" {
+            if rx_keyword(&k.name) == "sinfo_args" {
                 let s = sinfo_list(ctx, &k.value)?;
                 out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
             } else {
@@ -352,12 +352,13 @@ fn call_with_signature(
         }
     }
     for k in keywords {
-        if k.name == "sinfo_args" && !sig.iter().any(|p| p.name() == "sinfo_args") {
+        let name = rx_keyword(&k.name);
+        if name == "sinfo_args" && !sig.iter().any(|p| p.name() == "sinfo_args") {
             let s = sinfo_list(ctx, &k.value)?;
             out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
             continue;
         }
-        let Some(i) = sig.iter().position(|p| p.name() == k.name && !matches!(p, OpParam::Rest(_))) else {
+        let Some(i) = sig.iter().position(|p| p.name() == name && !matches!(p, OpParam::Rest(_))) else {
             return Err(ParseError::syntax(format!("`{script_name}` has no parameter `{}`", k.name), k.name_span)
                 .with_note(format!("its parameters are: {}", formals(sig))));
         };
@@ -397,6 +398,16 @@ fn call_with_signature(
         }
     }
     Ok(Expr::new(ExprKind::Call(Box::new(out)), span))
+}
+
+/// A keyword in the spec's vocabulary: TVM 0.27 spells `out_sinfo` and `sinfo_args`
+/// as `out_ty` and `ty_args` (see `Dialect`).
+fn rx_keyword(name: &str) -> &str {
+    match name {
+        "out_ty" => "out_sinfo",
+        "ty_args" => "sinfo_args",
+        n => n,
+    }
 }
 
 fn formals(sig: &[OpParam]) -> String {

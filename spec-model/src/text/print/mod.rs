@@ -5,6 +5,7 @@
 //! global function (a shadowed `x` prints as `x_1`, as TVM's printer does), so the
 //! printed text never depends on Python's shadowing rules.
 
+mod dialect;
 mod literal;
 mod names;
 mod relax;
@@ -13,6 +14,7 @@ mod sinfo;
 mod tir;
 
 use crate::grammar::{Expr, IRModule, PrimExpr, StructInfo};
+pub use dialect::Dialect;
 use pretty::RcDoc;
 
 pub(crate) type Doc = RcDoc<'static, ()>;
@@ -78,7 +80,12 @@ pub(crate) fn render(doc: Doc, width: usize) -> String {
 
 /// Prints a module in canonical form.
 pub fn print_module(m: &IRModule, width: usize) -> String {
-    render(relax::module(m), width)
+    print_module_in(m, width, Dialect::Rx)
+}
+
+/// Prints a module in the given dialect.
+pub fn print_module_in(m: &IRModule, width: usize, dialect: Dialect) -> String {
+    render(relax::module(m, dialect), width)
 }
 
 /// Prints an expression on its own (variables by their name hints).

@@ -2,7 +2,7 @@
 
 use super::literal::{attr_dict, attr_value, constant, string_lit};
 use super::names::Names;
-use super::{block, call, tuple, txt, Doc};
+use super::{block, call, tuple, txt, Dialect, Doc};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,
@@ -18,13 +18,14 @@ pub(crate) struct RelaxPrinter {
     pub bare_globals: bool,
     /// The module's class name, for the `cls = Module` line TVM's parser needs.
     pub module_name: String,
+    pub dialect: Dialect,
 }
 
-const IMPORTS_MODULE: &str = "from tvm.script import ir as I";
-const IMPORTS: [&str; 2] = ["from tvm.script import relax as R", "from tvm.script import tir as T"];
-
-pub(crate) fn module(m: &IRModule) -> Doc {
-    let standalone = m.name == "Module" && m.functions.len() == 1 && matches!(m.functions[0].1, BaseFunc::Relax(_));
+pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
+    let standalone = dialect.bare_function_module()
+        && m.name == "Module"
+        && m.functions.len() == 1
+        && matches!(m.functions[0].1, BaseFunc::Relax(_));
     let reserved: Vec<String> =
         m.functions.iter().map(|(gv, _)| gv.name.clone()).chain(std::iter::once(m.name.clone())).collect();
     let funcs: Vec<Doc> = m
@@ -36,17 +37,19 @@ pub(crate) fn module(m: &IRModule) -> Doc {
                     names: RefCell::new(Names::new(reserved.clone())),
                     bare_globals: standalone,
                     module_name: m.name.clone(),
+                    dialect,
                 };
                 printer.global_function(&gv.name, func)
             }
-            BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone()),
+            BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone(), dialect),
         })
         .collect();
     let mut imports: Vec<Doc> = Vec::new();
     if !standalone {
-        imports.push(txt(IMPORTS_MODULE));
+        imports.push(txt("from tvm.script import ir as I"));
     }
-    imports.extend(IMPORTS.iter().map(|s| txt(*s)));
+    imports.push(txt("from tvm.script import relax as R"));
+    imports.push(txt(format!("from tvm.script import {} as T", dialect.tir_module())));
     let header = RcDoc::intersperse(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
     let sep = RcDoc::hardline().append(RcDoc::hardline());
     if standalone {
@@ -58,7 +61,12 @@ pub(crate) fn module(m: &IRModule) -> Doc {
 }
 
 fn fresh_printer() -> RelaxPrinter {
-    RelaxPrinter { names: RefCell::new(Names::new(Vec::new())), bare_globals: true, module_name: String::new() }
+    RelaxPrinter {
+        names: RefCell::new(Names::new(Vec::new())),
+        bare_globals: true,
+        module_name: String::new(),
+        dialect: Dialect::Rx,
+    }
 }
 
 pub(crate) fn standalone_expr(e: &Expr) -> Doc {
@@ -213,19 +221,21 @@ impl RelaxPrinter {
         }
         let decorator =
             if options.is_empty() { "@R.function".to_string() } else { format!("@R.function({})", options.join(", ")) };
+        // A local function's shape variables are declared at the top of the global one.
+        let sig = global.is_some() || self.dialect.quotes_local_signatures();
         let params: Vec<Doc> = f
             .params
             .iter()
             .map(|p| {
                 let n = txt(self.names.borrow_mut().var(p));
                 match p.annotation() {
-                    Some(a) => n.append(txt(": ")).append(self.sinfo(a, true)),
+                    Some(a) => n.append(txt(": ")).append(self.sinfo(a, sig)),
                     None => n,
                 }
             })
             .collect();
         let ret = match &f.ret_struct_info {
-            Some(r) => txt(") -> ").append(self.sinfo(r, true)),
+            Some(r) => txt(") -> ").append(self.sinfo(r, sig)),
             None => txt(")"),
         };
         let header = super::bracketed_doc(txt(format!("def {name}(")), params, ret);
@@ -431,11 +441,11 @@ impl RelaxPrinter {
 
     fn call_expr(&self, c: &Call) -> Doc {
         let attrs = || c.attrs.0.iter().map(|(k, v)| txt(format!("{k}=")).append(attr_value(v)));
-        let sinfo_kw = |kw: &str| -> Option<Doc> {
+        let sinfo_kw = |kw: &'static str| -> Option<Doc> {
             if c.sinfo_args.is_empty() {
                 return None;
             }
-            Some(txt(format!("{kw}=")).append(self.sinfo_list(&c.sinfo_args)))
+            Some(txt(format!("{}=", self.dialect.sinfo_keyword(kw))).append(self.sinfo_list(&c.sinfo_args)))
         };
         match &c.op.kind {
             ExprKind::Op(op) => {
@@ -511,7 +521,7 @@ impl RelaxPrinter {
                             ("out_sinfo", _) => return None,
                             _ => self.sinfo_list(&c.sinfo_args),
                         };
-                        docs.push(txt(format!("{n}=")).append(doc));
+                        docs.push(txt(format!("{}=", self.dialect.sinfo_keyword(n))).append(doc));
                     }
                 }
             }
@@ -520,7 +530,8 @@ impl RelaxPrinter {
             return None;
         }
         if !sinfo_done {
-            docs.push(txt("sinfo_args=").append(self.sinfo_list(&c.sinfo_args)));
+            let kw = self.dialect.sinfo_keyword("sinfo_args");
+            docs.push(txt(format!("{kw}=")).append(self.sinfo_list(&c.sinfo_args)));
         }
         Some(call(op.script_name(), docs))
     }

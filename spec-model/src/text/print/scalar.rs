@@ -37,14 +37,55 @@ pub(crate) const P_ATOM: u8 = 13;
 /// Prints the nodes only one of the languages has, returning the document and its precedence.
 pub(crate) type OtherPrinter<'p, E> = &'p dyn Fn(&E, &ScalarPrinter<'p, E>) -> (Doc, u8);
 
+/// The dtypes a reader gives a bare integer and a bare float where nothing converts them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Defaults {
+    pub int: DataType,
+    pub float: DataType,
+}
+
+impl Defaults {
+    fn of(self, is_float: bool) -> DataType {
+        if is_float {
+            self.float
+        } else {
+            self.int
+        }
+    }
+}
+
+/// Another reader of the printed text (TVM 0.27), whose reading of a bare literal must
+/// also give its dtype.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader {
+    /// At the top of an expression.
+    pub top: Defaults,
+    /// Inside `T.Select`/`T.Cast`, which convert bare literals themselves.
+    pub inside: Defaults,
+    /// The dtype a bare literal takes beside an operand of the given dtype (`None`:
+    /// it cannot be written bare there).
+    pub beside: fn(bool, DataType) -> Option<DataType>,
+}
+
 /// Printing context: default literal dtypes and how to print names and the
 /// language-specific nodes.
 pub(crate) struct ScalarPrinter<'p, E> {
-    pub int_default: DataType,
-    pub float_default: DataType,
+    /// The `.rx` parser's defaults.
+    pub defaults: Defaults,
+    pub also: Option<Reader>,
     pub var_name: &'p dyn Fn(&PrimVar) -> String,
     pub other: OtherPrinter<'p, E>,
+    /// Inside a `T.Select` or `T.Cast`.
+    pub in_call: bool,
 }
+
+// Not derived: that would require `E: Copy`.
+impl<E> Clone for ScalarPrinter<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for ScalarPrinter<'_, E> {}
 
 pub(crate) fn is_literal<E: Scalar>(e: &E) -> bool {
     matches!(e.view(), View::Int(..) | View::Float(..))
@@ -75,9 +116,13 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
             View::Bin(op, a, b) => self.binary(op, a, b),
             View::Not(a) => (txt("not ").append(self.at_least(a, Operand::Alone, P_NOT)), P_NOT),
             View::Select(c, a, b) => {
-                (call("T.Select", vec![self.print(c).0, self.print(a).0, self.print(b).0]), P_ATOM)
+                let inner = ScalarPrinter { in_call: true, ..*self };
+                (call("T.Select", vec![inner.print(c).0, inner.print(a).0, inner.print(b).0]), P_ATOM)
             }
-            View::Cast(dtype, a) => (call("T.Cast", vec![txt(format!("\"{dtype}\"")), self.print(a).0]), P_ATOM),
+            View::Cast(dtype, a) => {
+                let inner = ScalarPrinter { in_call: true, ..*self };
+                (call("T.Cast", vec![txt(format!("\"{dtype}\"")), inner.print(a).0]), P_ATOM)
+            }
             View::Other => (self.other)(e, self),
         }
     }
@@ -109,10 +154,19 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
     /// Does this literal print bare where nothing converts it?
     fn is_default(&self, e: &E) -> bool {
         match e.view() {
-            View::Int(_, dtype) => dtype == self.int_default || dtype.is_bool(),
-            View::Float(v, dtype) => dtype == self.float_default && v.is_finite(),
+            View::Int(_, dtype) => dtype.is_bool() || self.readers().iter().all(|d| d.int == dtype),
+            View::Float(v, dtype) => v.is_finite() && self.readers().iter().all(|d| d.float == dtype),
             _ => false,
         }
+    }
+
+    /// The defaults of every reader of the text, here.
+    fn readers(&self) -> Vec<Defaults> {
+        let mut out = vec![self.defaults];
+        if let Some(r) = self.also {
+            out.push(if self.in_call { r.inside } else { r.top });
+        }
+        out
     }
 
     fn binary(&self, op: PrimBinOp, a: &E, b: &E) -> (Doc, u8) {
@@ -165,18 +219,22 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
         };
         // Mirrors the parser: a bare literal beside an operand takes its dtype when
         // the kinds agree, and the default dtype otherwise.
-        let default = if is_float { self.float_default } else { self.int_default };
-        let bare_dtype = match how {
-            Operand::Beside(t) => Some(coerced_literal_dtype(is_float, t).unwrap_or(default)),
-            Operand::Alone => Some(default),
+        let rx = match how {
+            Operand::Beside(t) => Some(coerced_literal_dtype(is_float, t).unwrap_or(self.defaults.of(is_float))),
+            Operand::Alone => Some(self.defaults.of(is_float)),
             Operand::Typed => None,
         };
+        let other = self.also.map(|r| match how {
+            Operand::Beside(t) => (r.beside)(is_float, t),
+            Operand::Alone => Some(if self.in_call { r.inside } else { r.top }.of(is_float)),
+            Operand::Typed => None,
+        });
         let text = match lit {
             Literal::Int(v) => v.to_string(),
             Literal::Float(f) => float_lit(f),
         };
         let finite = !matches!(lit, Literal::Float(f) if !f.is_finite());
-        if kind_ok && finite && bare_dtype == Some(dtype) {
+        if kind_ok && finite && rx == Some(dtype) && other.is_none_or(|o| o == Some(dtype)) {
             let prec = if text.starts_with('-') { P_UNARY } else { P_ATOM };
             (txt(text), prec)
         } else {

@@ -2,7 +2,7 @@
 
 use super::literal::string_lit;
 use super::relax::RelaxPrinter;
-use super::scalar::{Scalar, ScalarPrinter, View, P_ATOM};
+use super::scalar::{Defaults, Scalar, ScalarPrinter, View, P_ATOM};
 use super::{call, list, tuple, txt, Doc};
 use crate::grammar::{DataType, ExprKind, PrimExpr, PrimExprKind, StructInfo, StructInfoKind};
 use crate::text::elab::prim::{DEFAULT_FLOAT, RELAX_INT};
@@ -29,7 +29,13 @@ impl RelaxPrinter {
     pub(crate) fn prim(&self, e: &PrimExpr) -> Doc {
         let name = |v: &crate::grammar::PrimVar| self.names.borrow_mut().prim(v);
         let other = |_: &PrimExpr, _: &ScalarPrinter<PrimExpr>| (txt("<?>"), P_ATOM);
-        let sp = ScalarPrinter { int_default: RELAX_INT, float_default: DEFAULT_FLOAT, var_name: &name, other: &other };
+        let sp = ScalarPrinter {
+            defaults: Defaults { int: RELAX_INT, float: DEFAULT_FLOAT },
+            also: self.dialect.literal_reader(true),
+            var_name: &name,
+            other: &other,
+            in_call: false,
+        };
         sp.print(e).0
     }
 
@@ -105,6 +111,7 @@ impl RelaxPrinter {
                         args.push(tuple(ps.iter().map(|p| self.sinfo(p, sig)).collect()));
                         args.push(self.sinfo(ret, sig));
                     }
+                    None if self.dialect.implies_derived_ret(derive_func.is_some(), ret) => {}
                     None => args.push(txt("ret=").append(self.sinfo(ret, sig))),
                 }
                 if *purity != params.is_some() {

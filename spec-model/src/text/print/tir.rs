@@ -4,8 +4,8 @@
 
 use super::literal::{attr_dict, string_lit};
 use super::names::Names;
-use super::scalar::{Scalar, ScalarPrinter, View, P_ATOM};
-use super::{block, call, list, tuple, txt, Doc};
+use super::scalar::{Defaults, Scalar, ScalarPrinter, View, P_ATOM};
+use super::{block, call, list, tuple, txt, Dialect, Doc};
 use crate::grammar::tir::{
     Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr,
     TirExprKind,
@@ -37,14 +37,15 @@ impl Scalar for TirExpr {
 struct TirPrinter {
     names: RefCell<Names>,
     loops: RefCell<HashMap<u64, (TirExpr, TirExpr)>>,
+    dialect: Dialect,
 }
 
 fn is_zero_of(e: &TirExpr, dtype: DataType) -> bool {
     matches!(&*e.kind, TirExprKind::IntImm { value: 0, dtype: d } if *d == dtype)
 }
 
-pub(crate) fn prim_func(name: &str, f: &PrimFunc, reserved: Vec<String>) -> Doc {
-    let p = TirPrinter { names: RefCell::new(Names::new(reserved)), loops: RefCell::new(HashMap::new()) };
+pub(crate) fn prim_func(name: &str, f: &PrimFunc, reserved: Vec<String>, dialect: Dialect) -> Doc {
+    let p = TirPrinter { names: RefCell::new(Names::new(reserved)), loops: RefCell::new(HashMap::new()), dialect };
     p.function(name, f)
 }
 
@@ -150,7 +151,13 @@ impl TirPrinter {
                 _ => (txt("<?>"), P_ATOM),
             }
         };
-        let sp = ScalarPrinter { int_default: TIR_INT, float_default: TIR_FLOAT, var_name: &name, other: &other };
+        let sp = ScalarPrinter {
+            defaults: Defaults { int: TIR_INT, float: TIR_FLOAT },
+            also: self.dialect.literal_reader(false),
+            var_name: &name,
+            other: &other,
+            in_call: false,
+        };
         f(&sp)
     }
 
@@ -197,7 +204,13 @@ impl TirPrinter {
         if matches!(attrs.get("global_symbol"), Some(AttrValue::Str(s)) if s == name) {
             attrs.remove("global_symbol");
         }
-        let decorator = if private { "@T.prim_func(private=True)" } else { "@T.prim_func" };
+        let mut options: Vec<&str> = if private { vec!["private=True"] } else { Vec::new() };
+        options.extend(self.dialect.prim_func_options());
+        let decorator = if options.is_empty() {
+            "@T.prim_func".to_string()
+        } else {
+            format!("@T.prim_func({})", options.join(", "))
+        };
         let mut params = Vec::new();
         let mut matches = Vec::new();
         let mut param_ids: HashSet<u64> = HashSet::new();
@@ -399,7 +412,7 @@ impl TirPrinter {
             body.push(block(txt("with T.init()"), self.stmts(init)));
         }
         body.extend(self.stmts(&b.body));
-        block(call("with T.block", vec![txt(string_lit(&b.name))]), body)
+        block(call(format!("with {}", self.dialect.block()), vec![txt(string_lit(&b.name))]), body)
     }
 }
 

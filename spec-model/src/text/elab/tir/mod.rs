@@ -41,7 +41,17 @@ struct BlockParts {
 
 pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
     let fndef = FnDef::of(def).expect("called on function definitions");
-    let opts = fndef.decorator_options(super::PRIM_FUNC, &["private"])?;
+    let opts = fndef.decorator_options(super::PRIM_FUNC, &["private", "s_tir"])?;
+    // TVM 0.27 names the block dialect `s_tir`; its other dialect, `tirx`, is not modeled.
+    if opts.get("s_tir") == Some(&false) {
+        let at = fndef
+            .decorators
+            .iter()
+            .find(|d| super::decorator_is(d, super::PRIM_FUNC))
+            .map_or(fndef.name_span, |d| d.span);
+        return Err(ParseError::syntax("`s_tir=False` (TVM's `tirx` dialect) is not supported", at)
+            .with_note("a `@T.prim_func` here is TVM's `s_tir` dialect: write `s_tir=True` or leave it out"));
+    }
     let FnDef { name, params, returns, body, .. } = fndef;
     let private = opts.get("private").copied().unwrap_or(false);
     if let Some(r) = returns {
