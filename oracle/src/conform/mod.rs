@@ -111,7 +111,10 @@ pub fn shown_path(path: &std::path::Path) -> String {
 pub fn program_in(dialect: &str, src: &str, plan: &FilePlan) -> Result<String, String> {
     match (dialect, &plan.module) {
         ("rx", _) | (_, None) => Ok(src.to_string()),
-        (other, Some(_)) => Err(format!("the runner cannot write dialect `{other}`")),
+        (other, Some(m)) => match other.parse::<spec_model::text::Dialect>() {
+            Ok(d) => Ok(spec_model::text::print_module_in(m, spec_model::text::DEFAULT_WIDTH, d)),
+            Err(_) => Err(format!("the runner cannot write dialect `{other}`")),
+        },
     }
 }
 
