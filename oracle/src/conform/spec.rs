@@ -233,6 +233,11 @@ pub fn judge(p: &Planned, reply: &Reply, tol: f64) -> (Verdict, String) {
     if r.outcome == Outcome::Unsupported {
         return (Verdict::Skip, format!("unsupported: {}", r.reason.clone().unwrap_or_default()));
     }
+    // The oracle stopped at a limit, not at the program's meaning: a value computed past
+    // it cannot be judged (proofs-notes/conformance.md C-5).
+    if exhausted && r.outcome == Outcome::Value {
+        return (Verdict::Skip, "the oracle ran out of its limits; a value past them has no verdict".into());
+    }
     let got = answer_seen(r).0;
     match (&p.spec, r.outcome) {
         (SpecOutcome::Accepted, Outcome::Accepted) => (Verdict::Pass, String::new()),
