@@ -107,7 +107,34 @@ fn base_signature(action: &str, spec: &Seen, implementation: &Seen) -> String {
         }
         _ => String::new(),
     };
-    format!("{action}: {}{tag} -> {}", spec.outcome.name(), implementation.outcome.name())
+    format!("{action}: {}{tag} -> {}{}", spec.outcome.name(), implementation.outcome.name(), message_key(implementation))
+}
+
+/// The gist of the implementation's message, so that two causes of one outcome class
+/// ("fails to build: local functions" and "fails to build: bool comparison") are two
+/// kinds: the start of its text, without long numbers (ids, addresses, values) and
+/// without what an adapter appends after `stderr:`.
+fn message_key(implementation: &Seen) -> String {
+    let o = implementation.outcome.name();
+    if !matches!(o, "rejected" | "runtime-error" | "crash" | "protocol-error") {
+        return String::new();
+    }
+    let text = implementation.text.split("stderr:").next().unwrap_or("");
+    let mut key = String::new();
+    let mut digits = String::new();
+    for c in text.chars().take(120) {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if !digits.is_empty() {
+            key.push_str(if digits.len() > 3 { "N" } else { &digits });
+            digits.clear();
+        }
+        key.push(if c.is_whitespace() { ' ' } else { c });
+    }
+    let key: String = key.chars().take(70).collect();
+    format!(" ({})", key.trim())
 }
 
 /// The full signature of a reduced divergence: the base and the operators the reduced
