@@ -11,7 +11,7 @@ use oracle::eval::{Limits, Machine};
 use spec_model::alpha::alpha_eq_module;
 use spec_model::grammar::{IRModule, NDArray};
 use spec_model::normal_form::{check_normal_form, normalize};
-use spec_model::text::check_round_trip;
+use spec_model::text::{check_round_trip_in, Dialect};
 use spec_model::well_formed::check_well_formed;
 use spec_model::Span;
 
@@ -117,9 +117,12 @@ fn errors(ds: Vec<spec_model::diagnostic::Diagnostic>) -> Vec<String> {
     ds.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.code, d.message)).collect()
 }
 
-/// Printing and re-parsing gives the same program, printed the same way.
+/// Printing (in each dialect) and re-parsing gives the same program, printed the same way.
 pub fn check_print_parse(m: &Module) -> Result<(), Violation> {
-    check_round_trip(&m.ir).map(|_| ()).map_err(|e| violation("print-parse round trip", e))
+    for d in Dialect::ALL {
+        check_round_trip_in(&m.ir, d).map_err(|e| violation("print-parse round trip", format!("{d}: {e}")))?;
+    }
+    Ok(())
 }
 
 /// The static invariants; returns the normalized program.

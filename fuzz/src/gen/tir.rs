@@ -482,7 +482,7 @@ mod tests {
     use oracle::eval::run::{eval_text, prepare};
     use oracle::eval::{Limits, Machine};
     use spec_model::grammar::{BaseFunc, GlobalVar, IRModule};
-    use spec_model::text::check_round_trip;
+    use spec_model::text::{check_round_trip, check_round_trip_in, Dialect};
     use std::rc::Rc;
 
     /// xorshift64: test inputs without a dependency.
@@ -533,6 +533,7 @@ mod tests {
             span: SP,
         };
         let printed = check_round_trip(&m)?;
+        check_round_trip_in(&m, Dialect::Tvm027)?;
 
         let names = ["n", "m", "p"];
         let out_rank = if kind == KernelKind::ReduceLast { rank - 1 } else { rank };
