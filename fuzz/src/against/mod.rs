@@ -128,7 +128,7 @@ fn message_key(implementation: &Seen) -> String {
             continue;
         }
         if !digits.is_empty() {
-            key.push_str(if digits.len() > 3 { "N" } else { &digits });
+            key.push('N');
             digits.clear();
         }
         key.push(if c.is_whitespace() { ' ' } else { c });

@@ -115,7 +115,7 @@ impl Process {
         }
         let tail = self.stderr_tail();
         match status {
-            Some(s) => format!("the adapter exited ({s}); stderr: {tail}"),
+            Some(s) => format!("the adapter {}; stderr: {tail}", describe_exit(s)),
             None => format!("the adapter closed its output; stderr: {tail}"),
         }
     }
@@ -124,12 +124,33 @@ impl Process {
         let bytes: Vec<u8> = self.stderr.lock().map(|k| k.iter().copied().collect()).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        lines[lines.len().saturating_sub(6)..].join(" | ")
+        lines[lines.len().saturating_sub(3)..].join(" | ")
     }
 
     fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How a process ended, naming the signal that killed it (directly, or as `sh -c`
+/// reports it: status 128 + N).
+fn describe_exit(s: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let signal = s.signal().or_else(|| s.code().filter(|c| (129..160).contains(c)).map(|c| c - 128));
+    let name = |n: i32| match n {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => "a signal",
+    };
+    match signal {
+        Some(n) => format!("was killed by {} ({n})", name(n)),
+        None => format!("exited ({s})"),
     }
 }
 

@@ -107,9 +107,11 @@ pub fn shown_path(path: &std::path::Path) -> String {
 }
 
 /// The program text in `dialect`: the file as it is for `rx`, else printed from its
-/// module (a file that does not parse is sent as written).
+/// normal form when the oracle accepts it (TVMScript has no spelling for a SeqExpr
+/// inside an expression; proofs-notes/conformance.md C-8), from its module when it
+/// does not, and as written when it does not parse.
 pub fn program_in(dialect: &str, src: &str, plan: &FilePlan) -> Result<String, String> {
-    match (dialect, &plan.module) {
+    match (dialect, plan.normalized.as_ref().or(plan.module.as_ref())) {
         ("rx", _) | (_, None) => Ok(src.to_string()),
         (other, Some(m)) => match other.parse::<spec_model::text::Dialect>() {
             Ok(d) => Ok(spec_model::text::print_module_in(m, spec_model::text::DEFAULT_WIDTH, d)),

@@ -58,6 +58,8 @@ pub struct FilePlan {
     pub tolerance: f64,
     /// The parsed program, when it parses.
     pub module: Option<IRModule>,
+    /// Its normal form, when the oracle accepts it.
+    pub normalized: Option<IRModule>,
     pub requests: Vec<Planned>,
 }
 
@@ -71,6 +73,7 @@ pub fn plan_file(src: &str) -> FilePlan {
         description: md.description.clone(),
         tolerance,
         module: None,
+        normalized: None,
         requests: Vec::new(),
     };
     let check = |spec| Planned { action: Action::Check, call: None, entry: None, args: Ok(vec![]), spec };
@@ -95,6 +98,7 @@ pub fn plan_file(src: &str) -> FilePlan {
             plan.requests.push(plan_run(&n, call));
         }
     }
+    plan.normalized = Some(n);
     plan
 }
 
