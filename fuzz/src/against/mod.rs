@@ -107,7 +107,12 @@ fn base_signature(action: &str, spec: &Seen, implementation: &Seen) -> String {
         }
         _ => String::new(),
     };
-    format!("{action}: {}{tag} -> {}{}", spec.outcome.name(), implementation.outcome.name(), message_key(implementation))
+    format!(
+        "{action}: {}{tag} -> {}{}",
+        spec.outcome.name(),
+        implementation.outcome.name(),
+        message_key(implementation)
+    )
 }
 
 /// The gist of the implementation's message, so that two causes of one outcome class

@@ -30,14 +30,7 @@ pub fn file_list(r: &Results) -> String {
 }
 
 fn row(label: &str, width: usize, c: &Counts) -> String {
-    format!(
-        "{label:<width$} {:>5} {:>5} {:>5} {:>5}  {}\n",
-        c.pass,
-        c.fail,
-        c.expected_fail,
-        c.skip,
-        percent(c)
-    )
+    format!("{label:<width$} {:>5} {:>5} {:>5} {:>5}  {}\n", c.pass, c.fail, c.expected_fail, c.skip, percent(c))
 }
 
 fn header(label: &str, width: usize) -> String {
