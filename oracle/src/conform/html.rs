@@ -289,12 +289,17 @@ fn sections(out: &mut String, r: &Results) {
             count_attrs(c),
             slug(&s.section)
         );
-        bar(out, c);
-        out.push_str("</td>");
-        num_cells(out, c);
-        out.push_str("</tr>\n");
+        row_tail(out, c);
     }
     out.push_str("</tbody></table></section>\n");
+}
+
+/// The end of a section's or a rule's row: its bar and its count cells.
+fn row_tail(out: &mut String, c: &Counts) {
+    bar(out, c);
+    out.push_str("</td>");
+    num_cells(out, c);
+    out.push_str("</tr>\n");
 }
 
 fn rules(out: &mut String, r: &Results) {
@@ -328,10 +333,7 @@ fn rules(out: &mut String, r: &Results) {
             count_attrs(c),
             esc(&row.summary)
         );
-        bar(out, c);
-        out.push_str("</td>");
-        num_cells(out, c);
-        out.push_str("</tr>\n");
+        row_tail(out, c);
     }
     out.push_str("</tbody></table></section>\n");
 }

@@ -47,7 +47,7 @@ impl Default for Options {
 /// The stack each worker runs on (the oracle evaluates the spec's outcomes there).
 const WORKER_STACK: usize = 512 << 20;
 
-/// Runs `files` (shown as `shown[i]`) through the adapter started by `command`.
+/// Runs `files` through the adapter started by `command`, `o.jobs` processes at once.
 pub fn run(name: &str, command: &str, files: &[PathBuf], expected: &ExpectedFailures, o: &Options) -> Results {
     let started = Instant::now();
     let next = AtomicUsize::new(0);

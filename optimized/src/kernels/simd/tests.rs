@@ -195,7 +195,7 @@ fn sigmoid_is_within_4_ulp_of_the_std_formula() {
 }
 
 /// The scalar reference of an arithmetic op (the `Num` methods).
-fn arith_ref<T: Num>(op: Arith) -> fn(T, T) -> T {
+pub(super) fn arith_ref<T: Num>(op: Arith) -> fn(T, T) -> T {
     match op {
         Arith::Add => T::add,
         Arith::Subtract => T::sub,

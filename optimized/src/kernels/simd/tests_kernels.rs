@@ -3,7 +3,7 @@
 //! integers; ulp bounds for `exp`, `sigmoid` and `softmax`; a reassociation's bound for
 //! float sums).
 
-use super::tests::same;
+use super::tests::{arith_ref, same};
 use super::*;
 use crate::error::{ErrorKind, Result};
 use crate::kernels::{lower, Lowered, Lowering};
@@ -131,19 +131,6 @@ const ARITH_OPS: [(Op, Arith); 8] = [
     (Op::Minimum, Arith::Minimum),
 ];
 
-fn arith_fn<T: Num>(op: Arith) -> fn(T, T) -> T {
-    match op {
-        Arith::Add => T::add,
-        Arith::Subtract => T::sub,
-        Arith::Multiply => T::mul,
-        Arith::Divide => T::div,
-        Arith::FloorDivide => T::floor_div,
-        Arith::Power => T::pow,
-        Arith::Maximum => T::max_nan,
-        Arith::Minimum => T::min_nan,
-    }
-}
-
 type Cmp<T> = fn(&T, &T) -> bool;
 
 fn check_elementwise<T: Num>() {
@@ -169,7 +156,7 @@ fn check_elementwise<T: Num>() {
                     assert_eq!(got.unwrap_err().kind, want, "{isa:?} {op} {d}");
                     continue;
                 }
-                let f = arith_fn::<T>(ar);
+                let f = arith_ref::<T>(ar);
                 let want: Vec<T> = (0..n).map(|j| f(x[bidx(&shape, &sa, j)], y[bidx(&shape, &sb, j)])).collect();
                 assert!(same(&elems::<T>(&got.unwrap()), &want), "{isa:?} {op} {d} {sa:?} {sb:?}");
             }

@@ -7,7 +7,7 @@
 //! --crash-on TEXT     exit (status 3) without answering
 //! --abort-on TEXT     die of SIGABRT without answering
 //! --hang-on TEXT      never answer
-//! --garbage-on TEXT   answer with a line that is not JSON
+//! --garbage-on TEXT   answer with a line that is not JSON, then exit
 //! --wrong-id-on TEXT  answer with another request's id
 //! --wrong-on TEXT     answer wrongly: a value off by one, a check's verdict flipped
 //! --bad-handshake     start with a handshake of protocol version 99
