@@ -21,9 +21,16 @@ pub enum Counter {
     Vectorized,
     /// A matrix product through the GEMM/GEMV path.
     Gemm,
+    /// A `call_tir` PrimFunc run as native code (Cranelift).
+    TirNative,
+    /// A `call_tir` PrimFunc run by the engine's TIR interpreter (a construct native
+    /// code does not cover; the goal is none).
+    TirInterpreted,
+    /// A vectorized innermost TIR loop entered (its vector body ran at least once).
+    TirVectorLoops,
 }
 
-const ALL: [Counter; 7] = [
+const ALL: [Counter; 10] = [
     Counter::FusedGroups,
     Counter::FusedOps,
     Counter::InPlace,
@@ -31,9 +38,12 @@ const ALL: [Counter; 7] = [
     Counter::Threaded,
     Counter::Vectorized,
     Counter::Gemm,
+    Counter::TirNative,
+    Counter::TirInterpreted,
+    Counter::TirVectorLoops,
 ];
 
-static COUNTS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+static COUNTS: [AtomicU64; 10] = [const { AtomicU64::new(0) }; 10];
 
 impl Counter {
     pub fn name(self) -> &'static str {
@@ -45,6 +55,9 @@ impl Counter {
             Counter::Threaded => "threaded kernels",
             Counter::Vectorized => "vectorized kernels",
             Counter::Gemm => "GEMM/GEMV calls",
+            Counter::TirNative => "call_tir run as native code",
+            Counter::TirInterpreted => "call_tir interpreted",
+            Counter::TirVectorLoops => "vectorized TIR loops",
         }
     }
 }
