@@ -126,6 +126,28 @@ impl Memory {
     pub fn limit(&self) -> usize {
         self.limit
     }
+
+    /// Counts `bytes` held outside a [`Buffer`] (a native scratch buffer on the stack)
+    /// until the reservation is dropped, if the budget allows them.
+    pub fn reserve(self: &Rc<Self>, bytes: usize) -> Result<Reservation, OverBudget> {
+        let refuse = OverBudget { requested: Some(bytes), live: self.live.get(), limit: self.limit };
+        let total = self.live.get().checked_add(bytes).filter(|t| *t <= self.limit).ok_or(refuse)?;
+        self.live.set(total);
+        self.peak.set(self.peak.get().max(total));
+        Ok(Reservation { bytes, memory: self.clone() })
+    }
+}
+
+/// Bytes counted against a [`Memory`] while it lives.
+pub struct Reservation {
+    bytes: usize,
+    memory: Rc<Memory>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.memory.live.set(self.memory.live.get().saturating_sub(self.bytes));
+    }
 }
 
 /// An allocation the budget refused: how many bytes were asked for (`None`: more than

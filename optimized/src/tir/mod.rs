@@ -27,6 +27,7 @@
 
 mod exec;
 pub mod lower;
+pub mod native;
 pub mod num;
 #[cfg(test)]
 mod tests;
@@ -47,20 +48,46 @@ type Stop = Box<Error>;
 type R<T> = std::result::Result<T, Stop>;
 
 /// The most elements a `T.alloc_buffer` may have (more is an `OpError`).
-const MAX_LOCAL_ELEMENTS: u64 = 1 << 26;
+pub(crate) const MAX_LOCAL_ELEMENTS: u64 = 1 << 26;
 
 /// A PrimFunc prepared once per module.
 #[derive(Debug)]
 pub struct TirFunc {
     name: String,
     low: Lowered,
+    /// The native code, or why the interpreter runs this function.
+    native: std::result::Result<native::NativeFunc, native::Unsupported>,
+}
+
+/// Whether `RELAX_TIR=interp` asks for the interpreter everywhere (to compare the two
+/// backends, as the benchmarks do).
+fn interpret_only() -> bool {
+    static ONLY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONLY.get_or_init(|| std::env::var("RELAX_TIR").is_ok_and(|v| v == "interp"))
 }
 
 impl TirFunc {
     /// Lowers `f` (OP-call_tir). Never fails: anything malformed becomes a run-time
     /// `OpError` where the reference interpreter raises one.
     pub fn compile(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
-        TirFunc { name: name.to_string(), low: lower::lower(f) }
+        let low = lower::lower(f);
+        let native = if interpret_only() {
+            Err(native::Unsupported("RELAX_TIR=interp".into()))
+        } else {
+            native::compile(&low)
+        };
+        TirFunc { name: name.to_string(), low, native }
+    }
+
+    /// `f` run by the interpreter only (to compare the two backends).
+    pub fn interpreted(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
+        let native = Err(native::Unsupported("interpreter requested".into()));
+        TirFunc { name: name.to_string(), low: lower::lower(f), native }
+    }
+
+    /// Why this function is interpreted, if it is.
+    pub fn interpreted_because(&self) -> Option<&str> {
+        self.native.as_ref().err().map(|u| u.0.as_str())
     }
 
     /// The lowered form (for a native backend).
@@ -90,7 +117,21 @@ impl TirFunc {
             bufs: vec![None; self.low.buf_names.len()],
             axes: Vec::new(),
         };
-        m.bind(tensors, scalars).and_then(|()| m.exec_all(&self.low.body)).map_err(|e| *e)
+        m.bind(tensors, scalars).map_err(|e| *e)?;
+        if let Ok(code) = &self.native {
+            let frame = native::Frame { vars: std::mem::take(&mut m.vars), bufs: std::mem::take(&mut m.bufs) };
+            let name = &self.name;
+            let error = |kind, at: Span, message: String| {
+                Box::new(Error::new(kind, RULE, format!("in PrimFunc `{name}`: {message}"), at))
+            };
+            if let Some(r) = code.run(&self.low, &frame, m.fuel, memory, &error, span, name) {
+                crate::stats::record(crate::stats::Counter::TirNative);
+                return r.map_err(|e| *e);
+            }
+            (m.vars, m.bufs) = (frame.vars, frame.bufs);
+        }
+        crate::stats::record(crate::stats::Counter::TirInterpreted);
+        m.exec_all(&self.low.body).map_err(|e| *e)
     }
 }
 
