@@ -71,11 +71,11 @@ impl TirFunc {
     /// `OpError` where the reference interpreter raises one.
     pub fn compile(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
         let low = lower::lower(f);
-        let native = if interpret_only() {
-            Err(native::Unsupported("RELAX_TIR=interp".into()))
-        } else {
-            native::compile(&low)
-        };
+        let native =
+            if interpret_only() { Err(native::Unsupported("RELAX_TIR=interp".into())) } else { native::compile(&low) };
+        if let (Err(why), true) = (&native, std::env::var_os("RELAX_TIR_EXPLAIN").is_some()) {
+            eprintln!("PrimFunc `{name}` is interpreted: {}", why.0);
+        }
         TirFunc { name: name.to_string(), low, native }
     }
 

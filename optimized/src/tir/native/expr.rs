@@ -2,7 +2,7 @@
 //! arithmetic checked in its dtype, floats rounded to their dtype, checked casts and
 //! the intrinsics, as [`crate::tir::num`] defines them.
 
-use super::gen::{unsupported, Gen, V, R};
+use super::gen::{unsupported, Gen, R, V};
 use super::helpers as h;
 use super::ty::{arith, within, Ty};
 use super::What;
@@ -43,11 +43,7 @@ impl Gen<'_, '_> {
                     Num::U(u) => (self.int(u as i64), Some((u.into(), u.into()))),
                     Num::F(f) => (self.fconst(f, ty), None),
                 };
-                let v = if ty.is_float() && !matches!(c.n, Num::F(_)) {
-                    self.fconst(c.as_f64(), ty)
-                } else {
-                    v
-                };
+                let v = if ty.is_float() && !matches!(c.n, Num::F(_)) { self.fconst(c.as_f64(), ty) } else { v };
                 Ok(V { v, dt: c.dt, ty, iv: if ty.is_float() { None } else { iv } })
             }
             ExKind::Fail(f) => {
@@ -119,7 +115,9 @@ impl Gen<'_, '_> {
                     let d = promote(v.dt, with[k]);
                     let v = self.cast(v, d, e.span)?;
                     match out {
-                        Some((od, _)) if od != d => return unsupported("T.if_then_else whose dtype depends on the branch"),
+                        Some((od, _)) if od != d => {
+                            return unsupported("T.if_then_else whose dtype depends on the branch")
+                        }
                         _ => out = Some((d, v.ty)),
                     }
                     if self.b.func.dfg.block_params(join).is_empty() {
@@ -150,7 +148,8 @@ impl Gen<'_, '_> {
                         Ok(V { v, ..x })
                     }
                     Ty::Float { bits } => {
-                        let mut v = self.call1(h::pow32 as *const () as usize, &[types::F32; 2], types::F32, &[x.v, y.v]);
+                        let mut v =
+                            self.call1(h::pow32 as *const () as usize, &[types::F32; 2], types::F32, &[x.v, y.v]);
                         if bits == 16 {
                             v = self.f16_round32(v);
                         }

@@ -39,7 +39,10 @@ pub struct VarInfo {
 pub enum DimV {
     Const(i64),
     /// Known at run time; `sym`: equal to that invariant variable's value.
-    Dyn { var: Variable, sym: Option<Slot> },
+    Dyn {
+        var: Variable,
+        sym: Option<Slot>,
+    },
 }
 
 pub struct BufInfo {

@@ -81,19 +81,36 @@ pub enum What {
     /// An error whose message is fixed at compile time.
     Fixed(ErrorKind, String),
     /// `a` = the index, `b` = the extent.
-    OutOfBounds { buf: Slot, dim: usize },
+    OutOfBounds {
+        buf: Slot,
+        dim: usize,
+    },
     /// `a` = the dividend.
     DivisionByZero(PrimBinOp),
     /// `a`, `b` = the operands (integers; `unsigned`: by their bits as `u64`) of an
     /// operation whose exact result does not fit `dt`.
-    Overflow { op: PrimBinOp, dt: DataType, unsigned: bool },
+    Overflow {
+        op: PrimBinOp,
+        dt: DataType,
+        unsigned: bool,
+    },
     /// A conversion to `to` that does not fit: `a` = the value (an integer, or an
     /// `f64`'s bits when `float`).
-    Cast { to: DataType, float: bool, unsigned: bool },
+    Cast {
+        to: DataType,
+        float: bool,
+        unsigned: bool,
+    },
     /// `a` = the float value's bits.
-    NotInteger { what: &'static str, dt: DataType },
+    NotInteger {
+        what: &'static str,
+        dt: DataType,
+    },
     /// `a` = the axis value, `b`, `c` = the domain.
-    Domain { block: String, axis: Slot },
+    Domain {
+        block: String,
+        axis: Slot,
+    },
     NotAllocated(Slot),
     /// `a` = the dimension.
     NegativeDim(Slot),
@@ -265,7 +282,8 @@ impl NativeFunc {
             ),
             What::DivisionByZero(op) => (ErrorKind::DivisionByZero, format!("{} of {a} by zero", op.spec_name())),
             What::Overflow { op, dt, unsigned } => {
-                let (x, y) = if *unsigned { (i128::from(a as u64), i128::from(b as u64)) } else { (a.into(), b.into()) };
+                let (x, y) =
+                    if *unsigned { (i128::from(a as u64), i128::from(b as u64)) } else { (a.into(), b.into()) };
                 let exact = match op {
                     PrimBinOp::Add => x + y,
                     PrimBinOp::Sub => x - y,
@@ -304,9 +322,7 @@ impl NativeFunc {
             ),
             What::NotAllocated(s) => (ErrorKind::OpError, format!("buffer `{}` is not allocated", buf(s))),
             What::NegativeDim(s) => (ErrorKind::OpError, format!("buffer `{}` has a negative dimension {a}", buf(s))),
-            What::Unbound(v) => {
-                (ErrorKind::OpError, format!("variable `{}` has no value", low.var_names[*v as usize]))
-            }
+            What::Unbound(v) => (ErrorKind::OpError, format!("variable `{}` has no value", low.var_names[*v as usize])),
         };
         error(kind, at, message)
     }

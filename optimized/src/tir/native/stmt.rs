@@ -2,7 +2,7 @@
 //! `T.where` and `T.init()`, scratch buffers and lets, in the interpreter's order of
 //! evaluation and fuel ([`crate::tir::exec`]).
 
-use super::gen::{assigned, flags, unsupported, DimV, Gen, V, R};
+use super::gen::{assigned, flags, unsupported, DimV, Gen, R, V};
 use super::ty::{within, Iv, Ty};
 use super::{helpers, What};
 use crate::dtype::DType;
@@ -368,7 +368,8 @@ impl Gen<'_, '_> {
                 let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
                 self.check(ok, What::Alloc, span, [None; 3]);
                 let words = n.div_ceil(8).max(1) as u32;
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, words * 8, 3));
+                let slot =
+                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, words * 8, 3));
                 let z = self.b.ins().iconst(types::I64, 0);
                 for w in 0..words {
                     self.b.ins().stack_store(types::I64, z, slot, (w * 8) as i32);
@@ -377,7 +378,8 @@ impl Gen<'_, '_> {
             }
             None => {
                 let words = dims.len().max(1) as u32;
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, words * 8, 3));
+                let slot =
+                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, words * 8, 3));
                 for (k, d) in dims.iter().enumerate() {
                     self.b.ins().stack_store(types::I64, d.v, slot, (k * 8) as i32);
                 }
@@ -386,7 +388,12 @@ impl Gen<'_, '_> {
                 let s = self.b.ins().iconst(types::I32, i64::from(buf));
                 let r = self.b.ins().iconst(types::I32, dims.len() as i64);
                 let t = types::I64;
-                let p = self.call1(helpers::alloc as *const () as usize, &[t, types::I32, t, types::I32], t, &[host, s, dp, r]);
+                let p = self.call1(
+                    helpers::alloc as *const () as usize,
+                    &[t, types::I32, t, types::I32],
+                    t,
+                    &[host, s, dp, r],
+                );
                 let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, p, 0);
                 self.check(ok, What::Alloc, span, [None; 3]);
                 p

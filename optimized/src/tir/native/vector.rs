@@ -11,14 +11,14 @@
 //! addition that overflows in some lane leaves the vector path before storing that
 //! chunk; the scalar loop then finds the overflow.
 
-use super::gen::{flags, Gen, V, R};
+use super::gen::{flags, Gen, R, V};
 use super::helpers;
 use super::stmt::Known;
 use super::ty::Ty;
 use crate::dtype::DType;
 use crate::tir::lower::{Ex, ExKind, Slot, St, StKind};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, Type, Value};
+use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use spec_model::grammar::tir::Intrinsic;
 use spec_model::grammar::{DataType, PrimBinOp};
 use spec_model::Span;
@@ -33,7 +33,7 @@ pub struct Plan<'s> {
     lanes: HashSet<Slot>,
     /// Axes bound to a loop-invariant variable, and axes bound to the loop variable,
     /// with their domains.
-    axes: Vec<(Slot, Option<Slot>, &'s Ex, &'s Ex)>,
+    axes: Vec<(Slot, Option<Slot>, &'s Ex, &'s Ex, DataType)>,
     /// Fuel per iteration: the iteration, the block, the store.
     cost: i64,
     dtype: DType,
@@ -55,22 +55,24 @@ impl Gen<'_, '_> {
         };
         let StKind::Store { buf, dt, indices, value } = &store.kind else { return None };
         let dtype = DType::of(*dt)?;
+
         if !matches!(dtype, DType::F32 | DType::F64 | DType::I32) || self.bufs.get(*buf as usize)?.is_none() {
             return None;
         }
-        let loop_dt = self.vars[var as usize]?.dt;
         let mut lanes = HashSet::from([var]);
         let mut axes = Vec::new();
         for ax in axes_src.iter().flat_map(|a| a.iter()) {
-            if ax.reduce || ax.dt != loop_dt {
+            // An axis of another integer dtype: its values must fit it (checked before).
+            let int = Ty::of(ax.dt).is_some_and(|t| matches!(t, Ty::Int { .. }) && !t.is_u64());
+            if ax.reduce || !int {
                 return None;
             }
             let ExKind::Var(w) = ax.binding.kind else { return None };
             if w == var {
                 lanes.insert(ax.var);
-                axes.push((ax.var, None, &ax.begin, &ax.end));
+                axes.push((ax.var, None, &ax.begin, &ax.end, ax.dt));
             } else if self.invariant_var(w, var, body) {
-                axes.push((ax.var, Some(w), &ax.begin, &ax.end));
+                axes.push((ax.var, Some(w), &ax.begin, &ax.end, ax.dt));
             } else {
                 return None;
             }
@@ -137,7 +139,8 @@ impl Gen<'_, '_> {
         match &e.kind {
             ExKind::Const(c) => DType::of(c.dt) == Some(d),
             ExKind::Var(w) => {
-                self.vars[*w as usize].is_some_and(|i| DType::of(i.dt) == Some(d)) && self.invariant_var_any(*w, var, body)
+                self.vars[*w as usize].is_some_and(|i| DType::of(i.dt) == Some(d))
+                    && self.invariant_var_any(*w, var, body)
             }
             ExKind::Load { buf, dt, indices } => {
                 if DType::of(*dt) != Some(d) || self.bufs.get(*buf as usize).is_none_or(|b| b.is_none()) {
@@ -230,21 +233,29 @@ impl Gen<'_, '_> {
             safe = self.b.ins().band(safe, ok);
         }
         let mut axis_value = HashMap::new();
-        for &(axis, bound, lo, hi) in &plan.axes {
+        let i64t = Ty::Int { bits: 64, signed: true };
+        for &(axis, bound, lo, hi, adt) in &plan.axes {
             let lo = self.simple_value(lo);
             let hi = self.simple_value(hi);
+            let aty = Ty::of(adt).unwrap_or(i64t);
             let ok = match bound {
                 Some(w) => {
                     let w = self.b.use_var(self.vars[w as usize].map_or(self.fuel, |i| i.var));
                     axis_value.insert(axis, w);
                     let a = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, w, lo);
                     let c = self.b.ins().icmp(IntCC::SignedLessThan, w, hi);
-                    self.b.ins().band(a, c)
+                    let f = self.fits(w, i64t, aty);
+                    let ac = self.b.ins().band(a, c);
+                    self.b.ins().band(ac, f)
                 }
                 None => {
                     let a = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, b.v, lo);
                     let c = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, e.v, hi);
-                    self.b.ins().band(a, c)
+                    let f1 = self.fits(b.v, i64t, aty);
+                    let f2 = self.fits(last, i64t, aty);
+                    let ac = self.b.ins().band(a, c);
+                    let ff = self.b.ins().band(f1, f2);
+                    self.b.ins().band(ac, ff)
                 }
             };
             safe = self.b.ins().band(safe, ok);
@@ -441,7 +452,8 @@ impl Gen<'_, '_> {
                 let row = rows[k];
                 *k += 1;
                 let size = i64::from(lane_t.bytes());
-                let lane = matches!(indices.last().map(|x| &x.kind), Some(ExKind::Var(l)) if self.is_lane(*l, axis_value));
+                let lane =
+                    matches!(indices.last().map(|x| &x.kind), Some(ExKind::Var(l)) if self.is_lane(*l, axis_value));
                 if lane {
                     let addr = self.lane_addr(*buf, row, i, size);
                     self.b.ins().load(vt, flags(), addr, 0)
@@ -498,6 +510,8 @@ impl Gen<'_, '_> {
             (Min, true) | (Max, true) => {
                 let cc = if op == Min { FloatCC::LessThan } else { FloatCC::GreaterThan };
                 let m = ins.fcmp(cc, x, y);
+                let little = MemFlagsData::new().with_endianness(Endianness::Little);
+                let m = self.b.ins().bitcast(vt, little, m);
                 self.b.ins().bitselect(m, x, y)
             }
             (Min, false) => ins.smin(x, y),
