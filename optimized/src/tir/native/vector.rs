@@ -296,24 +296,50 @@ impl Gen<'_, '_> {
         let left = self.b.ins().isub(fuel, total);
         self.b.def_var(self.fuel, left);
         self.call(helpers::vector_loop_entered as *const () as usize, &[], &[], &[]);
+        // Loop-invariant parts, once: each lane access's row address, each broadcast
+        // read's value.
+        let size = helpers::elem_size(plan.dtype);
+        let mut ptrs = HashMap::new();
+        for (k, (buf, ix)) in accesses.iter().enumerate() {
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let row = self.lane_addr(*buf, rows[&k], zero, size);
+            let lane = matches!(ix.last().map(|x| &x.kind), Some(ExKind::Var(l)) if plan.lanes.contains(l));
+            let v = if lane {
+                row
+            } else {
+                let s = self.b.ins().load(vt.lane_type(), flags(), row, 0);
+                self.b.ins().splat(vt, s)
+            };
+            ptrs.insert(k, v);
+        }
         let i = self.b.declare_var(types::I64);
         self.b.def_var(i, b.v);
         self.b.ins().jump(head, &[]);
+        // Two chunks per trip, then at most one more.
         self.b.switch_to_block(head);
         let iv = self.b.use_var(i);
-        let next = self.b.ins().iadd_imm_s(iv, lanes);
-        let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, e.v);
-        self.b.ins().brif(fits, vbody, &[], vdone, &[]);
+        let next2 = self.b.ins().iadd_imm_s(iv, 2 * lanes);
+        let fits2 = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next2, e.v);
+        let (one, one_body) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fits2, vbody, &[], one, &[]);
         self.b.switch_to_block(vbody);
-        let mut k = 1;
-        let value = self.vector_value(plan.value, vt, iv, &rows, &mut k, &axis_value, scalar, start)?;
-        let size = helpers::elem_size(plan.dtype);
-        let addr = self.lane_addr(plan.buf, rows[&0], iv, size);
-        self.b.ins().store(flags(), value, addr, 0);
-        self.b.def_var(i, next);
+        let second = self.b.ins().iadd_imm_s(iv, lanes);
+        for at in [iv, second] {
+            self.chunk(&plan, vt, at, size, &ptrs, &axis_value, scalar, start)?;
+        }
+        self.b.def_var(i, next2);
         self.b.ins().jump(head, &[]);
-        // The rest (and any overflowing chunk) in the scalar loop, its fuel given back.
+        self.b.switch_to_block(one);
+        let next1 = self.b.ins().iadd_imm_s(iv, lanes);
+        let fits1 = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, next1, e.v);
+        self.b.ins().brif(fits1, one_body, &[], vdone, &[]);
+        self.b.switch_to_block(one_body);
+        self.chunk(&plan, vt, iv, size, &ptrs, &axis_value, scalar, start)?;
+        self.b.def_var(i, next1);
+        self.b.ins().jump(vdone, &[]);
         self.b.switch_to_block(vdone);
+        let iv = self.b.use_var(i);
+        // The rest (and any overflowing chunk) in the scalar loop, its fuel given back.
         self.b.def_var(start, iv);
         self.refund(iv, e.v, plan.cost);
         // After at least one chunk the loop variable and the axes hold the last
@@ -418,15 +444,37 @@ impl Gen<'_, '_> {
         self.b.ins().iadd(base, bytes)
     }
 
-    /// The vector of `e` for lanes `i..i + L`; loads are numbered in the order
-    /// [`collect_loads`] found them (`k`, from 1).
+    /// Lanes `i..i + L`: the value, then the store.
+    #[allow(clippy::too_many_arguments)]
+    fn chunk(
+        &mut self,
+        plan: &Plan,
+        vt: Type,
+        i: Value,
+        size: i64,
+        ptrs: &HashMap<usize, Value>,
+        axis_value: &HashMap<Slot, Value>,
+        bail: cranelift_codegen::ir::Block,
+        start: cranelift_frontend::Variable,
+    ) -> R<()> {
+        let off = self.b.ins().imul_imm_s(i, size);
+        let mut k = 1;
+        let value = self.vector_value(plan.value, vt, i, off, ptrs, &mut k, axis_value, bail, start)?;
+        let addr = self.b.ins().iadd(ptrs[&0], off);
+        self.b.ins().store(flags(), value, addr, 0);
+        Ok(())
+    }
+
+    /// The vector of `e` for lanes `i..i + L` (`off`: lane `i`'s byte offset in a row);
+    /// loads are numbered in the order [`collect_loads`] found them (`k`, from 1).
     #[allow(clippy::too_many_arguments)]
     fn vector_value(
         &mut self,
         e: &Ex,
         vt: Type,
         i: Value,
-        rows: &HashMap<usize, Value>,
+        off: Value,
+        ptrs: &HashMap<usize, Value>,
         k: &mut usize,
         axis_value: &HashMap<Slot, Value>,
         bail: cranelift_codegen::ir::Block,
@@ -448,29 +496,25 @@ impl Gen<'_, '_> {
                 let s = if lane_t == types::I32 { self.b.ins().ireduce(types::I32, s) } else { s };
                 self.b.ins().splat(vt, s)
             }
-            ExKind::Load { buf, indices, .. } => {
-                let row = rows[k];
+            ExKind::Load { indices, .. } => {
+                let p = ptrs[k];
                 *k += 1;
-                let size = i64::from(lane_t.bytes());
                 let lane =
                     matches!(indices.last().map(|x| &x.kind), Some(ExKind::Var(l)) if self.is_lane(*l, axis_value));
                 if lane {
-                    let addr = self.lane_addr(*buf, row, i, size);
+                    let addr = self.b.ins().iadd(p, off);
                     self.b.ins().load(vt, flags(), addr, 0)
                 } else {
-                    let zero = self.b.ins().iconst(types::I64, 0);
-                    let addr = self.lane_addr(*buf, row, zero, size);
-                    let s = self.b.ins().load(lane_t, flags(), addr, 0);
-                    self.b.ins().splat(vt, s)
+                    p
                 }
             }
             ExKind::Bin(op, ab) => {
-                let x = self.vector_value(&ab[0], vt, i, rows, k, axis_value, bail, start)?;
-                let y = self.vector_value(&ab[1], vt, i, rows, k, axis_value, bail, start)?;
+                let x = self.vector_value(&ab[0], vt, i, off, ptrs, k, axis_value, bail, start)?;
+                let y = self.vector_value(&ab[1], vt, i, off, ptrs, k, axis_value, bail, start)?;
                 self.vector_binary(*op, x, y, vt, i, bail, start)
             }
             ExKind::Unary(op, a) => {
-                let x = self.vector_value(a, vt, i, rows, k, axis_value, bail, start)?;
+                let x = self.vector_value(a, vt, i, off, ptrs, k, axis_value, bail, start)?;
                 let ins = self.b.ins();
                 match op {
                     Intrinsic::Fabs => ins.fabs(x),
