@@ -6,6 +6,13 @@
 //!
 //! Sample counts are criterion's minimum (10) with short measurement times, so the
 //! whole run takes a minute or two; `-- NAME` runs one benchmark.
+//!
+//! The `tir_*` benchmarks are PrimFuncs run by `R.call_tir` (a 256³ matmul, the 16M add
+//! of `add_16m`, a row sum over (4096, 4096)), with a fuel budget of 10^12: the default
+//! 10M (one unit per TIR statement and loop iteration) stops their ~50M-unit loops.
+//! `RELAX_TIR=interp cargo bench -p optimized -- tir_` times the engine's TIR
+//! interpreter instead of its native code: each call is then seconds, so criterion's 10
+//! samples take about a minute per benchmark (as they do in a build without native code).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use optimized::{Engine, Executable, Limits, Tensor, Value};
@@ -44,8 +51,16 @@ fn run(exe: &Executable, args: &[Value], limits: Limits) -> Value {
 /// One benchmark: `name` runs `src`'s `main` on `args`; `elements` is the element count
 /// to report throughput in (the big tensor of a streaming benchmark), if any.
 fn bench(c: &mut Criterion, name: &str, src: &str, args: Vec<Value>, elements: Option<u64>) {
+    bench_with(c, name, src, args, elements, Limits::default());
+}
+
+/// `bench` with a fuel budget for the TIR programs, whose loops take ~50M units of fuel.
+fn bench_tir(c: &mut Criterion, name: &str, src: &str, args: Vec<Value>, elements: Option<u64>) {
+    bench_with(c, name, src, args, elements, Limits { fuel: 1_000_000_000_000, ..Limits::default() });
+}
+
+fn bench_with(c: &mut Criterion, name: &str, src: &str, args: Vec<Value>, elements: Option<u64>, limits: Limits) {
     let exe = compile(src);
-    let limits = Limits::default();
     run(&exe, &args, limits);
     let mut group = c.benchmark_group("engine");
     group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
@@ -82,7 +97,7 @@ fn programs(c: &mut Criterion) {
     let n = Some(BIG[0] * BIG[1]);
     bench(c, "add_16m", include_str!("../../bench/add.rx"), vec![x.clone(), b.clone()], n);
     bench(c, "bias_relu_16m", include_str!("../../bench/bias_relu.rx"), vec![x.clone(), b.clone()], n);
-    bench(c, "chain5_16m", include_str!("../../bench/chain5.rx"), vec![x, b, cv], n);
+    bench(c, "chain5_16m", include_str!("../../bench/chain5.rx"), vec![x.clone(), b.clone(), cv], n);
     let s = g.tensor(&[32, 32768], -4.0, 4.0);
     bench(c, "softmax_32x32768", include_str!("../../bench/softmax.rx"), vec![s], Some(32 * 32768));
     let small = vec![g.tensor(&[4], -1.0, 1.0), g.tensor(&[4], -0.5, 0.5), g.tensor(&[4], 0.75, 1.25)];
@@ -91,6 +106,14 @@ fn programs(c: &mut Criterion) {
     let n = Value::tensor(Tensor::new::<i64>(&[], &[20]).expect("a scalar"));
     // fib(20) makes 21,891 calls: elements/s is calls/s.
     bench(c, "fib20", include_str!("../../bench/fib.rx"), vec![n], Some(21_891));
+    // TIR PrimFuncs through R.call_tir: the add of add_16m on the same inputs (the
+    // target: within 2x of add_16m), a row sum, and a 256³ matmul (criterion's
+    // elements/s is then multiply-adds/s, half the flops).
+    let big = Some(BIG[0] * BIG[1]);
+    bench_tir(c, "tir_add_16m", include_str!("../../bench/tir_add.rx"), vec![x.clone(), b], big);
+    bench_tir(c, "tir_sum_16m", include_str!("../../bench/tir_sum.rx"), vec![x], big);
+    let (ma, mb) = (g.tensor(&[256, 256], -1.0, 1.0), g.tensor(&[256, 256], -1.0, 1.0));
+    bench_tir(c, "tir_matmul_256", include_str!("../../bench/tir_matmul.rx"), vec![ma, mb], Some(256 * 256 * 256));
 }
 
 criterion_group!(benches, programs);
