@@ -22,17 +22,36 @@ fn every_corpus_prim_func_compiles_natively() {
     let mut files = Vec::new();
     rx_files(&root, &mut files);
     let (mut funcs, mut interpreted) = (0, Vec::new());
+    let (mut proved, mut checks) = (0, 0);
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench");
+    let mut bench_files = Vec::new();
+    rx_files(&bench, &mut bench_files);
+    for path in &bench_files {
+        let Ok(m) = spec_model::text::parse_module(&std::fs::read_to_string(path).unwrap_or_default()) else {
+            continue;
+        };
+        for (name, f) in m.prim_funcs() {
+            let t = optimized::tir::TirFunc::compile(f, &name.name);
+            let (p, c) = t.checks_proved().expect("bench PrimFuncs compile");
+            println!("{}: {}: {p} of {c} checks proved", path.display(), name.name);
+        }
+    }
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
         let Ok(m) = spec_model::text::parse_module(&text) else { continue };
         for (name, f) in m.prim_funcs() {
             funcs += 1;
             let t = optimized::tir::TirFunc::compile(f, &name.name);
+            if let Some((p, c)) = t.checks_proved() {
+                proved += p;
+                checks += c;
+            }
             if let Some(why) = t.interpreted_because() {
                 interpreted.push(format!("{}: {}: {why}", path.display(), name.name));
             }
         }
     }
+    println!("corpus: {funcs} PrimFuncs, {proved} of {checks} checks proved at compile time");
     assert!(funcs >= 50, "only {funcs} PrimFuncs found under {}", root.display());
     assert!(
         interpreted.is_empty(),

@@ -85,6 +85,15 @@ impl TirFunc {
         TirFunc { name: name.to_string(), low: lower::lower(f), native }
     }
 
+    /// Of the bounds, overflow and domain checks native code would make, how many the
+    /// interval analysis proved (and left out), and how many there are.
+    pub fn checks_proved(&self) -> Option<(u32, u32)> {
+        self.native.as_ref().ok().map(|n| {
+            let (proved, kept) = n.checks_elided;
+            (proved, proved + kept)
+        })
+    }
+
     /// Why this function is interpreted, if it is.
     pub fn interpreted_because(&self) -> Option<&str> {
         self.native.as_ref().err().map(|u| u.0.as_str())

@@ -220,7 +220,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    pub fn to_f64(&mut self, v: Value, ty: Ty) -> Value {
+    pub fn widen_f64(&mut self, v: Value, ty: Ty) -> Value {
         match ty {
             Ty::Float { bits: 64 } => v,
             Ty::Float { .. } => self.b.ins().fpromote(types::F64, v),
@@ -269,9 +269,9 @@ impl Gen<'_, '_> {
                 let v = match (bits, unsigned) {
                     (32, false) => self.b.ins().fcvt_from_sint(types::F32, x.v),
                     (32, true) => self.b.ins().fcvt_from_uint(types::F32, x.v),
-                    (64, _) => self.to_f64(x.v, x.ty),
+                    (64, _) => self.widen_f64(x.v, x.ty),
                     _ => {
-                        let d = self.to_f64(x.v, x.ty);
+                        let d = self.widen_f64(x.v, x.ty);
                         self.call1(h::f16_round_f64 as *const () as usize, &[types::F64], types::F32, &[d])
                     }
                 };
@@ -279,7 +279,7 @@ impl Gen<'_, '_> {
             }
             (Ty::Float { bits: from }, Ty::Float { bits }) => {
                 let v = match (from, bits) {
-                    (_, 64) => self.to_f64(x.v, x.ty),
+                    (_, 64) => self.widen_f64(x.v, x.ty),
                     (64, 32) => self.b.ins().fdemote(types::F32, x.v),
                     (64, _) => self.call1(h::f16_round_f64 as *const () as usize, &[types::F64], types::F32, &[x.v]),
                     (16, 32) => x.v,
@@ -288,7 +288,7 @@ impl Gen<'_, '_> {
                 return Ok(V { v, dt: to, ty, iv: None });
             }
             (Ty::Float { .. }, Ty::Int { bits, signed }) => {
-                let f = self.to_f64(x.v, x.ty);
+                let f = self.widen_f64(x.v, x.ty);
                 let t = self.b.ins().trunc(f);
                 let (lo, hi1) = match signed {
                     true => (-(2f64.powi(i32::from(bits) - 1)), 2f64.powi(i32::from(bits) - 1)),
@@ -371,7 +371,7 @@ impl Gen<'_, '_> {
                 self.b.ins().select(c, f, g)
             }
             Mod => {
-                let (a, b) = (self.to_f64(f, x.ty), self.to_f64(g, x.ty));
+                let (a, b) = (self.widen_f64(f, x.ty), self.widen_f64(g, x.ty));
                 let r = self.call1(h::fmod64 as *const () as usize, &[types::F64; 2], types::F64, &[a, b]);
                 match bits {
                     64 => r,

@@ -171,6 +171,7 @@ pub type RunResult = Option<Result<(), Box<Error>>>;
 
 impl NativeFunc {
     /// Runs on a bound frame. `error` builds an `OP-call_tir` error at a span.
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         low: &Lowered,

@@ -115,7 +115,7 @@ impl Gen<'_, '_> {
             return unsupported(format!("{what} of dtype uint64"));
         }
         if let Ty::Float { .. } = v.ty {
-            let d = self.to_f64(v.v, v.ty);
+            let d = self.widen_f64(v.v, v.ty);
             let bits = self.b.ins().bitcast(types::I64, cranelift_codegen::ir::MemFlagsData::new(), d);
             self.fail(What::NotInteger { what, dt: v.dt }, e.span, [Some(bits), None, None]);
             let z = self.b.ins().iconst(types::I64, 0);
@@ -178,6 +178,7 @@ impl Gen<'_, '_> {
     }
 
     /// Binds a loop variable to the counter `i` in `[b, e)`, checked to fit its dtype.
+    #[allow(clippy::too_many_arguments)]
     pub fn loop_var(&mut self, var: Slot, dt: DataType, i: Value, b: &V, e: &V, end: &Ex, span: Span) -> R<()> {
         let Some(ty) = Ty::of(dt) else { return unsupported("a loop variable without storage") };
         let range = (b.iv.map_or(i64::MIN.into(), |x| x.0), e.iv.map_or(i64::MAX.into(), |x| x.1 - 1));

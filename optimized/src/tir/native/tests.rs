@@ -35,8 +35,8 @@ fn input(dtype: DType, shape: &[u64], seed: u64) -> Tensor {
                 DType::F32 => b.as_mut_slice::<f32>(n)[i] = floats[(x % 12) as usize] as f32,
                 DType::F64 => b.as_mut_slice::<f64>(n)[i] = floats[(x % 12) as usize],
                 DType::F16 => b.as_mut_slice::<half::f16>(n)[i] = half::f16::from_f64(floats[(x % 12) as usize]),
-                DType::I32 => b.as_mut_slice::<i32>(n)[i] = if x % 5 == 0 { x as i32 } else { small as i32 },
-                DType::I64 => b.as_mut_slice::<i64>(n)[i] = if x % 5 == 0 { x as i64 } else { small },
+                DType::I32 => b.as_mut_slice::<i32>(n)[i] = if x.is_multiple_of(5) { x as i32 } else { small as i32 },
+                DType::I64 => b.as_mut_slice::<i64>(n)[i] = if x.is_multiple_of(5) { x as i64 } else { small },
                 DType::I8 => b.as_mut_slice::<i8>(n)[i] = x as i8,
                 DType::U8 | DType::Bool => {
                     b.as_mut_slice::<u8>(n)[i] = if dtype == DType::Bool { (x & 1) as u8 } else { x as u8 }
