@@ -87,7 +87,7 @@ impl Gen<'_, '_> {
                     return Ok(V { v, dt: d, ty: t.ty, iv });
                 }
                 // Only the chosen value is converted (its conversion can fail).
-                self.choose(c, d, e.span, |_| Ok(t), |_| Ok(f))
+                self.choose(c, d, e.span, t, f)
             }
             ExKind::Cast(to, v) => {
                 let x = self.expr(v)?;
@@ -170,32 +170,20 @@ impl Gen<'_, '_> {
     }
 
     /// `c ? t : f` converted to `d`, converting only the side taken.
-    fn choose(
-        &mut self,
-        c: Value,
-        d: DataType,
-        span: Span,
-        t: impl FnOnce(&mut Self) -> R<V>,
-        f: impl FnOnce(&mut Self) -> R<V>,
-    ) -> R<V> {
+    fn choose(&mut self, c: Value, d: DataType, span: Span, t: V, f: V) -> R<V> {
         let Some(ty) = Ty::of(d) else { return unsupported(format!("a select of dtype {d}")) };
         self.flush();
         let (tb, eb, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
         self.b.append_block_param(join, ty.reg());
         self.b.ins().brif(c, tb, &[], eb, &[]);
         let mut ivs = Vec::new();
-        self.b.switch_to_block(tb);
-        let v = t(self)?;
-        let v = self.cast(v, d, span)?;
-        ivs.push(v.iv);
-        self.flush();
-        self.b.ins().jump(join, &[v.v.into()]);
-        self.b.switch_to_block(eb);
-        let v = f(self)?;
-        let v = self.cast(v, d, span)?;
-        ivs.push(v.iv);
-        self.flush();
-        self.b.ins().jump(join, &[v.v.into()]);
+        for (blk, v) in [(tb, t), (eb, f)] {
+            self.b.switch_to_block(blk);
+            let v = self.cast(v, d, span)?;
+            ivs.push(v.iv);
+            self.flush();
+            self.b.ins().jump(join, &[v.v.into()]);
+        }
         self.b.switch_to_block(join);
         let v = self.b.block_params(join)[0];
         let iv = ivs[0].zip(ivs[1]).map(|(a, b)| (a.0.min(b.0), a.1.max(b.1)));

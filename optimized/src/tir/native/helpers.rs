@@ -73,12 +73,12 @@ pub unsafe extern "C" fn alloc(host: *mut Host, slot: u32, dims: *const u64, ran
     match Tensor::zeros(dtype, dims, &host.memory) {
         Ok(t) => {
             let p = t.data_mut().map_or(std::ptr::null_mut(), |mut b| b.bytes_mut().as_mut_ptr());
+            // The slot's previous storage can no longer be reached: freed after the new
+            // one is taken, as the interpreter frees it.
+            let previous = host.locals.iter().position(|(s, _)| *s == slot);
             host.locals.push((slot, t));
-            // The slot's previous storage can no longer be reached: free it.
-            if let Some(i) = host.locals.iter().position(|(s, _)| *s == slot) {
-                if i + 1 != host.locals.len() {
-                    host.locals.swap_remove(i);
-                }
+            if let Some(i) = previous {
+                host.locals.swap_remove(i);
             }
             p
         }

@@ -35,7 +35,7 @@ impl Gen<'_, '_> {
     }
 
     /// Restores what was known before a scope, forgetting what the scope may change.
-    fn restore(&mut self, k: Known, changed: &std::collections::HashSet<Slot>) {
+    pub fn restore(&mut self, k: Known, changed: &std::collections::HashSet<Slot>) {
         (self.ivs, self.sym, self.defined, self.allocated) = k;
         self.forget(changed);
     }
@@ -173,10 +173,6 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    pub fn restore_after_loop(&mut self, k: Known, changed: &std::collections::HashSet<Slot>) {
-        self.restore(k, changed);
-    }
-
     /// Binds a loop variable to the counter `i` in `[b, e)`, checked to fit its dtype.
     #[allow(clippy::too_many_arguments)]
     pub fn loop_var(&mut self, var: Slot, dt: DataType, i: Value, b: &V, e: &V, end: &Ex, span: Span) -> R<()> {
@@ -294,15 +290,9 @@ impl Gen<'_, '_> {
         if let Some(i) = &blk.init {
             changed.extend(assigned(i));
         }
-        // The axes stay bound (and in their domains only if the check ran).
-        let axes: Vec<Slot> = blk.axes.iter().map(|a| a.var).collect();
-        let defined = self.defined.clone();
+        // The axes stay bound (`before` was taken after binding them), but in their
+        // domains only if the check ran.
         self.restore(before, &changed);
-        for a in axes {
-            if defined.contains(&a) {
-                self.defined.insert(a);
-            }
-        }
         if blk.predicate.is_some() {
             for a in blk.axes.iter() {
                 self.ivs.remove(&a.var);

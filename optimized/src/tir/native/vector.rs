@@ -82,7 +82,7 @@ impl Gen<'_, '_> {
         }
         let plan = Plan { buf: *buf, indices, value, lanes, axes, cost, dtype };
         let mut accesses = vec![(plan.buf, plan.indices)];
-        if !self.vector_expr_ok(value, dtype, &plan, var, body, &mut accesses, true) {
+        if !self.vector_expr_ok(value, dtype, &plan, var, body, &mut accesses) {
             return None;
         }
         // The store's last index steps with the loop (unit stride).
@@ -97,9 +97,7 @@ impl Gen<'_, '_> {
 
     /// A variable the loop does not change, bound before it, of an integer dtype.
     fn invariant_var(&self, w: Slot, var: Slot, body: &[St]) -> bool {
-        w != var
-            && self.defined.contains(&w)
-            && !super::gen::assigned(body).contains(&w)
+        self.invariant_var_any(w, var, body)
             && self.vars[w as usize].is_some_and(|i| matches!(i.ty, Ty::Int { .. }) && !i.ty.is_u64())
     }
 
@@ -132,9 +130,7 @@ impl Gen<'_, '_> {
         var: Slot,
         body: &[St],
         accesses: &mut Vec<Access<'s>>,
-        top: bool,
     ) -> bool {
-        let _ = top;
         let float = d != DType::I32;
         match &e.kind {
             ExKind::Const(c) => DType::of(c.dt) == Some(d),
@@ -162,19 +158,20 @@ impl Gen<'_, '_> {
                     _ => false,
                 };
                 allowed
-                    && ab.iter().all(|x| self.vector_expr_ok(x, d, plan, var, body, accesses, false))
+                    && ab.iter().all(|x| self.vector_expr_ok(x, d, plan, var, body, accesses))
                     && ab.iter().all(|x| self.static_dtype(x) == Some(d))
             }
             ExKind::Unary(op, a) => {
                 use Intrinsic::*;
                 float
                     && matches!(op, Fabs | Sqrt | Floor | Ceil | Round)
-                    && self.vector_expr_ok(a, d, plan, var, body, accesses, false)
+                    && self.vector_expr_ok(a, d, plan, var, body, accesses)
             }
             _ => false,
         }
     }
 
+    /// A variable the loop does not change, bound before it.
     fn invariant_var_any(&self, w: Slot, var: Slot, body: &[St]) -> bool {
         w != var
             && self.defined.contains(&w)
@@ -362,7 +359,7 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(scalar);
         let from = self.b.use_var(start);
         self.scalar_loop(var, dt, from, &b, &e, end, body, span)?;
-        self.restore_after_loop(before, &changed);
+        self.restore(before, &changed);
         Ok(())
     }
 
