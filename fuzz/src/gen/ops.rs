@@ -46,8 +46,8 @@ impl<'a> Gen<'a, '_> {
     /// A call of a registered operator allowed here (chosen uniformly, so that every
     /// operator shows up), or `None` when the one chosen has no operands here.
     pub fn op_call(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
-        // Kernels for `call_tir` twice as often as one operator's share.
-        if self.cfg.features.call_tir && self.chance(1, 40) {
+        // Kernels for `call_tir` half again as often as one operator's share.
+        if self.cfg.features.call_tir && self.chance(1, 64) {
             return self.call_tir(sc);
         }
         let f = &self.cfg.features;

@@ -361,7 +361,7 @@ impl<'a> Gen<'a, '_> {
         let mut yd = if r == 3 && self.chance(1, 2) { vec![xd[0].clone()] } else { Vec::new() };
         yd.extend([xd[r - 1].clone(), n]);
         let work = Ty::elems(&xd).saturating_mul(yd[yd.len() - 1].hi as u64);
-        if work > 8192 || !self.fits(&yd) {
+        if work > 4096 || !self.fits(&yd) {
             return None;
         }
         let y = self.arg_of(&Ty::tensor(yd.clone(), dt), sc);
@@ -394,7 +394,7 @@ impl<'a> Gen<'a, '_> {
         let xd = vec![n.clone(), c.clone(), Dim::lit(h), Dim::lit(w)];
         let od = vec![n, c, Dim::lit(oh), Dim::lit(ow)];
         let work = Ty::elems(&od).saturating_mul((kh * kw) as u64);
-        if !self.fits(&xd) || work > 8192 {
+        if !self.fits(&xd) || work > 4096 {
             return None;
         }
         let arg = self.arg_of(&Ty::tensor(xd.clone(), d), sc);
