@@ -22,6 +22,9 @@ pub struct Features {
     pub symbolic: bool,
     pub ops: bool,
     pub call_tir: bool,
+    /// TIR kernels that index out of bounds (one past the end, -1, a block axis
+    /// outside its domain), sometimes behind a data-dependent guard (`OpError` outcomes).
+    pub tir_oob: bool,
     pub packed: bool,
     /// Annotations on binding variables (else the checker derives them).
     pub annotations: bool,
@@ -40,6 +43,7 @@ impl Features {
         symbolic: true,
         ops: true,
         call_tir: true,
+        tir_oob: false,
         packed: true,
         annotations: true,
     };
@@ -118,6 +122,7 @@ impl<'a> Arbitrary<'a> for Features {
             symbolic: on()?,
             ops: on()?,
             call_tir: on()?,
+            tir_oob: !on()?,
             packed: on()?,
             annotations: on()?,
         })

@@ -44,18 +44,25 @@ pub struct Stats {
     pub outcomes: BTreeMap<String, usize>,
     /// How the optimized engine compared with the oracle: `agree`, `poisoned KIND`.
     pub engine: BTreeMap<String, usize>,
+    /// Generated TIR kernels by shape: the stem of the global's name (`tir_bcast`,
+    /// `tir_pool`, ...; `crate::gen::tircall::KERNEL_STEMS`).
+    pub kernels: BTreeMap<String, usize>,
 }
 
 impl Stats {
     pub fn add_program(&mut self, m: &IRModule) {
         self.programs += 1;
-        for (_, f) in &m.functions {
+        for (gv, f) in &m.functions {
             match f {
                 BaseFunc::Relax(f) => {
                     *self.nodes.entry("Function").or_default() += 1;
                     self.expr(&f.body);
                 }
-                BaseFunc::Tir(_) => *self.nodes.entry("PrimFunc").or_default() += 1,
+                BaseFunc::Tir(_) => {
+                    *self.nodes.entry("PrimFunc").or_default() += 1;
+                    let stem = gv.name.trim_end_matches(|c: char| c.is_ascii_digit());
+                    *self.kernels.entry(stem.to_string()).or_default() += 1;
+                }
             }
         }
     }
@@ -203,6 +210,11 @@ impl Stats {
         let firings: usize = self.rules.values().sum();
         for (k, n) in &self.rules {
             s.push_str(&format!("  {k:<14} {n:>9}  {:>5.1}%\n", pct(*n, firings)));
+        }
+        let kernels: usize = self.kernels.values().sum();
+        s.push_str(&format!("TIR kernels generated: {kernels}\n"));
+        for (k, n) in &self.kernels {
+            s.push_str(&format!("  {k:<24} {n:>7}  {:>5.1}%\n", pct(*n, kernels)));
         }
         s.push_str("outcomes:\n");
         let runs: usize = self.outcomes.values().sum();

@@ -11,6 +11,7 @@ mod funcs;
 mod inputs;
 pub mod ops;
 pub mod tir;
+pub mod tircall;
 pub mod ty;
 
 use crate::config::Config;

@@ -2,15 +2,11 @@
 //! the result type its inference rule gives (`spec_model::ops`, OP-*).
 
 use super::exprs::{call, constant_expr, dtype_attr, no};
-use super::tir::{gen_prim_func, KernelKind};
 use super::ty::{scalar_for, shape_expr, Dim, Ty, NUMERIC};
 use super::{Gen, Scope};
-use spec_model::grammar::{
-    AttrValue, Attrs, BaseFunc, DataType, Expr, ExprKind, GlobalVar, PrimBinOp, PrimExpr, PrimExprKind, Scalar,
-};
+use spec_model::grammar::{AttrValue, Attrs, DataType, Expr, ExprKind, PrimBinOp, PrimExpr, PrimExprKind, Scalar};
 use spec_model::ops::{dim_op, Op};
 use spec_model::Span;
-use std::rc::Rc;
 
 const S: Span = Span::SYNTHETIC;
 
@@ -50,6 +46,10 @@ impl<'a> Gen<'a, '_> {
     /// A call of a registered operator allowed here (chosen uniformly, so that every
     /// operator shows up), or `None` when the one chosen has no operands here.
     pub fn op_call(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        // Kernels for `call_tir` half again as often as one operator's share.
+        if self.cfg.features.call_tir && self.chance(1, 64) {
+            return self.call_tir(sc);
+        }
         let f = &self.cfg.features;
         let ops: Vec<Op> = Op::ALL
             .iter()
@@ -67,7 +67,7 @@ impl<'a> Gen<'a, '_> {
 
     /// A tensor operand from scope whose dtype satisfies `ok` and rank is at least
     /// `min_rank`, or a new one of dtype `default`.
-    fn operand(
+    pub(super) fn operand(
         &mut self,
         sc: &Scope,
         ok: fn(DataType) -> bool,
@@ -89,7 +89,7 @@ impl<'a> Gen<'a, '_> {
         (e, dims, default)
     }
 
-    fn fits(&self, dims: &[Dim]) -> bool {
+    pub(super) fn fits(&self, dims: &[Dim]) -> bool {
         Ty::elems(dims) <= self.cfg.max_tensor_elems
     }
 
@@ -455,35 +455,6 @@ impl<'a> Gen<'a, '_> {
             Op::CallTir => return self.call_tir(sc),
             Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => return self.packed(this, sc),
         })
-    }
-
-    /// `R.call_tir` of a generated PrimFunc over inputs of one shape.
-    fn call_tir(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
-        let (x, xd, dt) = self.operand(sc, |d| !d.is_bool(), DataType::FLOAT32, 0);
-        if xd.len() > 3 {
-            return None;
-        }
-        let kind = if !xd.is_empty() && self.chance(1, 3) { KernelKind::ReduceLast } else { KernelKind::Elementwise };
-        let mut dtypes = vec![dt];
-        let mut args = vec![x];
-        for _ in 0..self.pick(3) {
-            let d = self.choose(&NUMERIC)?;
-            args.push(self.arg_of(&Ty::tensor(xd.clone(), d), sc));
-            dtypes.push(d);
-        }
-        let out_dt = self.choose(&NUMERIC)?;
-        let name = self.name("tir_k");
-        let f = gen_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt);
-        self.functions.push((GlobalVar::new(name.clone()), BaseFunc::Tir(Rc::new(f))));
-        let out = match kind {
-            KernelKind::Elementwise => xd,
-            KernelKind::ReduceLast => xd[..xd.len() - 1].to_vec(),
-        };
-        let ty = Ty::tensor(out, out_dt);
-        let callee = Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)), S);
-        let tuple = Expr::new(ExprKind::Tuple(args), S);
-        let e = call(Expr::op(Op::CallTir), vec![callee, tuple], vec![ty.to_sinfo()], no());
-        Some((e, ty))
     }
 
     /// Calls of the oracle's packed functions (README: the packed registry).
