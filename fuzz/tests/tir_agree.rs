@@ -14,7 +14,7 @@
 
 use arbitrary::Unstructured;
 use fuzz::convert::{from_oracle, to_oracle};
-use fuzz::gen::tir::{gen_prim_func, KernelKind};
+use fuzz::gen::tir::{gen_partial_prim_func, gen_prim_func, KernelKind};
 use optimized::tir::TirFunc;
 use optimized::value::Value as EValue;
 use optimized::Memory;
@@ -266,7 +266,10 @@ fn generated_case(seed: u64) -> Case {
     let rank = (rng.below(4) as usize).max(usize::from(kind == KernelKind::ReduceLast));
     let ins: Vec<DataType> = (0..1 + rng.below(3)).map(|_| dtype(&mut rng)).collect();
     let out = dtype(&mut rng);
-    let func = gen_prim_func(&mut Unstructured::new(&bytes), "k", kind, rank, &ins, out);
+    // A quarter leave part of the output unwritten (loop from 1, `T.where`).
+    let partial = rng.chance(1, 4);
+    let gen = if partial { gen_partial_prim_func } else { gen_prim_func };
+    let func = gen(&mut Unstructured::new(&bytes), "k", kind, rank, &ins, out);
 
     let shape: Vec<u64> = (0..rank).map(|_| if rng.chance(1, 10) { 0 } else { 1 + rng.below(4) }).collect();
     let mut out_shape = if kind == KernelKind::ReduceLast { shape[..rank - 1].to_vec() } else { shape.clone() };
@@ -312,7 +315,8 @@ fn generated_case(seed: u64) -> Case {
     }
     let ins: Vec<String> = ins.iter().map(|d| d.to_string()).collect();
     let what = format!(
-        "generated seed {seed} ({kind:?}, rank {rank}, inputs [{}], output {out}{})",
+        "generated seed {seed} ({kind:?}{}, rank {rank}, inputs [{}], output {out}{})",
+        if partial { ", partial" } else { "" },
         ins.join(", "),
         if mutated { ", mutated" } else { "" }
     );

@@ -101,7 +101,14 @@ pub struct Memory {
     live: Cell<usize>,
     peak: Cell<usize>,
     pool: Rc<Pool>,
+    /// Fill every buffer allocated for overwriting with [`POISON`] bytes.
+    poison: Cell<bool>,
 }
+
+/// The byte a poisoned buffer starts with: every element it makes is a NaN (every
+/// float dtype), -1 or the maximum (integers), or neither `true` nor `false` (bool), so
+/// an element a kernel promised to write but did not never passes for a zero.
+pub const POISON: u8 = 0xFF;
 
 impl Memory {
     pub fn new(limit: usize) -> Rc<Memory> {
@@ -110,7 +117,13 @@ impl Memory {
 
     /// A budget whose dead buffers go to (and come from) `pool`, which may outlive it.
     pub fn with_pool(limit: usize, pool: Rc<Pool>) -> Rc<Memory> {
-        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool })
+        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool, poison: Cell::new(false) })
+    }
+
+    /// From now on, fill each buffer allocated for overwriting with [`POISON`] (the
+    /// differential tester's mode: it costs a pass over each such buffer).
+    pub fn set_poison(&self, on: bool) {
+        self.poison.set(on);
     }
 
     /// Bytes held by live buffers.
@@ -202,6 +215,10 @@ impl Buffer {
                 v
             }
         };
+        let mut lines = lines;
+        if !zero && memory.poison.get() {
+            lines.fill(Line([POISON; 64]));
+        }
         memory.live.set(total);
         memory.peak.set(memory.peak.get().max(total));
         Ok(Buffer { lines, bytes, memory: memory.clone() })

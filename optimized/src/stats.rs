@@ -28,9 +28,12 @@ pub enum Counter {
     TirInterpreted,
     /// A vectorized innermost TIR loop entered (its vector body ran at least once).
     TirVectorLoops,
+    /// A `call_tir` output left unzeroed: the PrimFunc provably writes each element
+    /// before reading it.
+    TirOutputsUnzeroed,
 }
 
-const ALL: [Counter; 10] = [
+const ALL: [Counter; 11] = [
     Counter::FusedGroups,
     Counter::FusedOps,
     Counter::InPlace,
@@ -41,9 +44,10 @@ const ALL: [Counter; 10] = [
     Counter::TirNative,
     Counter::TirInterpreted,
     Counter::TirVectorLoops,
+    Counter::TirOutputsUnzeroed,
 ];
 
-static COUNTS: [AtomicU64; 10] = [const { AtomicU64::new(0) }; 10];
+static COUNTS: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
 
 impl Counter {
     pub fn name(self) -> &'static str {
@@ -58,6 +62,7 @@ impl Counter {
             Counter::TirNative => "call_tir run as native code",
             Counter::TirInterpreted => "call_tir interpreted",
             Counter::TirVectorLoops => "vectorized TIR loops",
+            Counter::TirOutputsUnzeroed => "call_tir outputs unzeroed",
         }
     }
 }

@@ -43,8 +43,9 @@ enum Shape {
 }
 
 /// The stem of a kernel's global name for each shape (what `fuzz-smoke` counts).
-pub const KERNEL_STEMS: [&str; 11] = [
+pub const KERNEL_STEMS: [&str; 12] = [
     "tir_k",
+    "tir_partial",
     "tir_bcast",
     "tir_tail",
     "tir_reduce",
@@ -202,8 +203,15 @@ impl<'a> Gen<'a, '_> {
             dtypes.push(d);
         }
         let out_dt = self.choose(&NUMERIC)?;
-        let name = self.name("tir_k");
-        let f = tir::gen_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt);
+        // Now and then a kernel that leaves part of its output as allocated (zeros).
+        let (name, f) = if !xd.is_empty() && self.chance(1, 3) {
+            let name = self.name("tir_partial");
+            let f = tir::gen_partial_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt);
+            (name, f)
+        } else {
+            let name = self.name("tir_k");
+            (name.clone(), tir::gen_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt))
+        };
         self.functions.push((GlobalVar::new(name.clone()), BaseFunc::Tir(Rc::new(f))));
         let out = match kind {
             KernelKind::Elementwise => xd,

@@ -55,7 +55,10 @@ fn substitute(format: &str, args: &[String]) -> String {
 
 impl Run<'_> {
     /// Allocates the outputs of a destination-passing call, their shapes evaluated in the
-    /// current shape context: the result value and the tensors.
+    /// current shape context: the result value and the tensors. Each holds zeros (C-9)
+    /// unless `overwritten(i)` says the callee writes every element of output `i` before
+    /// reading it and discards it on failure.
+    #[allow(clippy::too_many_arguments)]
     fn outputs(
         &self,
         op: Op,
@@ -63,9 +66,10 @@ impl Run<'_> {
         slots: &[Option<Value>],
         shapes: &[Option<i64>],
         span: Span,
+        overwritten: &dyn Fn(usize) -> bool,
     ) -> Result<(Value, Vec<Rc<Tensor>>)> {
         let rule = op.def().rule;
-        let one = |o: &OutTensor| -> Result<Rc<Tensor>> {
+        let one = |i: usize, o: &OutTensor| -> Result<Rc<Tensor>> {
             let dims: Vec<u64> = match &o.shape {
                 OutShape::Dims(ds) => {
                     let mut v = Vec::with_capacity(ds.len());
@@ -87,17 +91,23 @@ impl Run<'_> {
             let Some(dtype) = DType::of(o.dtype) else {
                 return Err(op_error(op, format!("an output of dtype {} has no tensor storage", o.dtype), span));
             };
-            Ok(Rc::new(Tensor::zeros(dtype, &dims, &self.memory).map_err(|e| over_budget(e, span))?))
+            let t = if overwritten(i) {
+                crate::stats::record(crate::stats::Counter::TirOutputsUnzeroed);
+                Tensor::for_overwrite(dtype, &dims, &self.memory)
+            } else {
+                Tensor::zeros(dtype, &dims, &self.memory)
+            };
+            Ok(Rc::new(t.map_err(|e| over_budget(e, span))?))
         };
         match outputs {
             None => Err(op_error(op, "no output StructInfo", span)),
             Some(Outputs::Malformed(why)) => Err(op_error(op, *why, span)),
             Some(Outputs::One(o)) => {
-                let t = one(o)?;
+                let t = one(0, o)?;
                 Ok((Value::Tensor(t.clone()), vec![t]))
             }
             Some(Outputs::Tuple(os)) => {
-                let ts = os.iter().map(one).collect::<Result<Vec<_>>>()?;
+                let ts = os.iter().enumerate().map(|(i, o)| one(i, o)).collect::<Result<Vec<_>>>()?;
                 Ok((Value::tuple(ts.iter().map(|t| Value::Tensor(t.clone())).collect()), ts))
             }
         }
@@ -129,9 +139,11 @@ impl Run<'_> {
                     }
                     None => Vec::new(),
                 };
-                let (result, outs) = self.outputs(op, extra.outputs.as_ref(), slots, shapes, span)?;
-                let all: Vec<Rc<Tensor>> = ins.into_iter().chain(outs).collect();
                 let exe = self.exe;
+                let (n, tir) = (ins.len(), &exe.tir[*f]);
+                let overwritten = |i: usize| tir.overwrites(n + i);
+                let (result, outs) = self.outputs(op, extra.outputs.as_ref(), slots, shapes, span, &overwritten)?;
+                let all: Vec<Rc<Tensor>> = ins.into_iter().chain(outs).collect();
                 exe.tir[*f].run(&all, &scalars, &mut self.fuel, span, &self.memory)?;
                 Ok(result)
             }
@@ -141,7 +153,7 @@ impl Run<'_> {
                     return Err(op_error(op, "the callee must be a packed function", span));
                 };
                 let ins = inputs(op, Some(args.get(1).unwrap_or(&Value::unit())), span)?;
-                let (result, outs) = self.outputs(op, extra.outputs.as_ref(), slots, shapes, span)?;
+                let (result, outs) = self.outputs(op, extra.outputs.as_ref(), slots, shapes, span, &|_| false)?;
                 let all: Vec<Value> = ins.into_iter().chain(outs).map(Value::Tensor).collect();
                 let name = name.clone();
                 self.call_packed(&name, &all, span)?;

@@ -29,6 +29,7 @@ mod exec;
 pub mod lower;
 pub mod native;
 pub mod num;
+mod overwrite;
 #[cfg(test)]
 mod tests;
 
@@ -57,6 +58,8 @@ pub struct TirFunc {
     low: Lowered,
     /// The native code, or why the interpreter runs this function.
     native: std::result::Result<native::NativeFunc, native::Unsupported>,
+    /// Per tensor parameter: every successful run writes each element before reading it.
+    overwritten: Box<[bool]>,
 }
 
 /// Whether `RELAX_TIR=interp` asks for the interpreter everywhere (to compare the two
@@ -76,13 +79,16 @@ impl TirFunc {
         if let (Err(why), true) = (&native, std::env::var_os("RELAX_TIR_EXPLAIN").is_some()) {
             eprintln!("PrimFunc `{name}` is interpreted: {}", why.0);
         }
-        TirFunc { name: name.to_string(), low, native }
+        let overwritten = overwrite::overwritten(&low);
+        TirFunc { name: name.to_string(), low, native, overwritten }
     }
 
     /// `f` run by the interpreter only (to compare the two backends).
     pub fn interpreted(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
         let native = Err(native::Unsupported("interpreter requested".into()));
-        TirFunc { name: name.to_string(), low: lower::lower(f), native }
+        let low = lower::lower(f);
+        let overwritten = overwrite::overwritten(&low);
+        TirFunc { name: name.to_string(), low, native, overwritten }
     }
 
     /// Of the bounds, overflow and domain checks native code would make, how many the
@@ -97,6 +103,13 @@ impl TirFunc {
     /// Why this function is interpreted, if it is.
     pub fn interpreted_because(&self) -> Option<&str> {
         self.native.as_ref().err().map(|u| u.0.as_str())
+    }
+
+    /// Whether tensor parameter `i` may start with unspecified contents: every run that
+    /// succeeds writes each of its elements before reading it (so `call_tir` need not
+    /// zero-fill that output).
+    pub fn overwrites(&self, i: usize) -> bool {
+        self.overwritten.get(i).copied().unwrap_or(false)
     }
 
     /// The lowered form (for a native backend).

@@ -33,11 +33,12 @@ fn axes(dims: &[PrimVar], kinds: &[IterKind]) -> (Vec<PrimVar>, Vec<IterVar>) {
     (loops, ivs)
 }
 
-/// The block inside its loop nest (a rank-0 kernel has no loops).
-fn nest(loops: &[PrimVar], dims: &[PrimVar], block: Block) -> Stmt {
+/// The block inside its loop nest (a rank-0 kernel has no loops); loop `skip_first`
+/// starts at 1.
+fn nest(loops: &[PrimVar], dims: &[PrimVar], block: Block, skip_first: Option<usize>) -> Stmt {
     let mut s = stmt(StmtKind::Block(Box::new(block)));
-    for (lv, d) in loops.iter().zip(dims).rev() {
-        let (begin, end) = (int_lit(0, d.dtype()), var(d));
+    for (n, (lv, d)) in loops.iter().zip(dims).enumerate().rev() {
+        let (begin, end) = (int_lit(i64::from(skip_first == Some(n)), d.dtype()), var(d));
         s = stmt(StmtKind::For { var: lv.clone(), begin, end, kind: ForKind::Serial, body: vec![s] });
     }
     s
@@ -60,6 +61,34 @@ pub fn gen_prim_func(
     rank: usize,
     in_dtypes: &[DataType],
     out_dtype: DataType,
+) -> PrimFunc {
+    gen_kernel(u, name, kind, rank, in_dtypes, out_dtype, false)
+}
+
+/// As [`gen_prim_func`], but the main nest leaves some of the output unwritten (it
+/// keeps the zeros `call_tir` allocated, C-9): one loop starts at 1, or `T.where`
+/// skips the last index or the odd ones of one axis. On the reduce axis, a loop from 1
+/// never runs `T.init()`, so the update reads those zeros. An engine that skips
+/// zero-filling an output must prove the kernel writes all of it.
+pub fn gen_partial_prim_func(
+    u: &mut Unstructured,
+    name: &str,
+    kind: KernelKind,
+    rank: usize,
+    in_dtypes: &[DataType],
+    out_dtype: DataType,
+) -> PrimFunc {
+    gen_kernel(u, name, kind, rank, in_dtypes, out_dtype, true)
+}
+
+fn gen_kernel(
+    u: &mut Unstructured,
+    name: &str,
+    kind: KernelKind,
+    rank: usize,
+    in_dtypes: &[DataType],
+    out_dtype: DataType,
+    partial: bool,
 ) -> PrimFunc {
     let rank = rank.min(3);
     let reduce = kind == KernelKind::ReduceLast && rank > 0;
@@ -93,7 +122,7 @@ pub fn gen_prim_func(
         let store = stmt(StmtKind::BufferStore { buffer: tmp.clone(), indices: idx.clone(), value: ex.e });
         let reads = g.take_reads();
         body.push(stmt(StmtKind::AllocBuffer(tmp.clone())));
-        body.push(nest(&loops, &dims, block("stage", ivs, reads, vec![point(&tmp, &idx)], vec![store])));
+        body.push(nest(&loops, &dims, block("stage", ivs, reads, vec![point(&tmp, &idx)], vec![store]), None));
         stage = Some((tmp, ex.iv));
     }
 
@@ -110,6 +139,19 @@ pub fn gen_prim_func(
         g.leaves.push(Leaf::load(&tmp, &idx, iv));
     }
     let write = vec![point(&out, out_idx)];
+    let (mut skip_first, mut predicate) = (None, None);
+    if partial && rank > 0 {
+        let p = g.pick(rank);
+        let (v, d, dt) = (var(&ivs[p].var), var(&dims[p]), dims[p].dtype());
+        match g.pick(3) {
+            0 => skip_first = Some(p),
+            1 => predicate = Some(bin(PrimBinOp::Lt, v, bin(PrimBinOp::Sub, d, int_lit(1, dt)))),
+            _ => {
+                let odd = bin(PrimBinOp::FloorMod, v, int_lit(2, dt));
+                predicate = Some(bin(PrimBinOp::Eq, odd, int_lit(0, dt)));
+            }
+        }
+    }
     let mut main = if reduce {
         use PrimBinOp::*;
         let op = if out_dtype.is_bool() { [And, Or][g.pick(2)] } else { [Add, Max, Min][g.pick(3)] };
@@ -134,7 +176,8 @@ pub fn gen_prim_func(
         main.reads.clear();
         main.writes.clear();
     }
-    body.push(nest(&loops, &dims, main));
+    main.predicate = predicate;
+    body.push(nest(&loops, &dims, main, skip_first));
     let body = if body.len() > 1 {
         let root = block("root", vec![], vec![], vec![], body);
         vec![stmt(StmtKind::Block(Box::new(root)))]
