@@ -103,9 +103,9 @@ pub fn run_engine(m: &Module) -> Result<(Outcome, Vec<String>, Option<String>), 
         .ok_or("an input has no engine tensor")?;
     // Two threads from 64 elements on, so that generated tensors cross the splitting
     // of every threaded kernel (the split is where its bugs would be); outputs a kernel
-    // promises to overwrite start poisoned, so an element it skips cannot pass for zero.
+    // promises to overwrite start scribbled over, so an element it skips cannot pass for zero.
     let limits =
-        optimized::Limits { fuel: FUEL, threads: 2, parallel_min: 64, poison: true, ..optimized::Limits::default() };
+        optimized::Limits { fuel: FUEL, threads: 2, parallel_min: 64, scribble: true, ..optimized::Limits::default() };
     let o = exe.run(&m.entry, &args, limits).map_err(|e| e.to_string())?;
     let outcome = match &o.result {
         Ok(v) => Ok(oracle::engine::convert::to_oracle(v)

@@ -101,14 +101,14 @@ pub struct Memory {
     live: Cell<usize>,
     peak: Cell<usize>,
     pool: Rc<Pool>,
-    /// Fill every buffer allocated for overwriting with [`POISON`] bytes.
-    poison: Cell<bool>,
+    /// Fill every buffer allocated for overwriting with [`SCRIBBLE`] bytes.
+    scribble: Cell<bool>,
 }
 
-/// The byte a poisoned buffer starts with: every element it makes is a NaN (every
+/// The byte a scribbled buffer starts with: every element it makes is a NaN (every
 /// float dtype), -1 or the maximum (integers), or neither `true` nor `false` (bool), so
 /// an element a kernel promised to write but did not never passes for a zero.
-pub const POISON: u8 = 0xFF;
+pub const SCRIBBLE: u8 = 0xFF;
 
 impl Memory {
     pub fn new(limit: usize) -> Rc<Memory> {
@@ -117,13 +117,13 @@ impl Memory {
 
     /// A budget whose dead buffers go to (and come from) `pool`, which may outlive it.
     pub fn with_pool(limit: usize, pool: Rc<Pool>) -> Rc<Memory> {
-        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool, poison: Cell::new(false) })
+        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool, scribble: Cell::new(false) })
     }
 
-    /// From now on, fill each buffer allocated for overwriting with [`POISON`] (the
+    /// From now on, fill each buffer allocated for overwriting with [`SCRIBBLE`] (the
     /// differential tester's mode: it costs a pass over each such buffer).
-    pub fn set_poison(&self, on: bool) {
-        self.poison.set(on);
+    pub fn set_scribble(&self, on: bool) {
+        self.scribble.set(on);
     }
 
     /// Bytes held by live buffers.
@@ -216,8 +216,8 @@ impl Buffer {
             }
         };
         let mut lines = lines;
-        if !zero && memory.poison.get() {
-            lines.fill(Line([POISON; 64]));
+        if !zero && memory.scribble.get() {
+            lines.fill(Line([SCRIBBLE; 64]));
         }
         memory.live.set(total);
         memory.peak.set(memory.peak.get().max(total));

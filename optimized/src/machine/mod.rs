@@ -35,10 +35,10 @@ pub struct Limits {
     /// The fewest output elements a kernel splits across threads (the differential
     /// tester lowers it so that small generated tensors exercise the splitting).
     pub parallel_min: usize,
-    /// Fill each output a kernel promises to write entirely with poison bytes (NaN, -1)
+    /// Fill each output a kernel promises to write entirely with scribble bytes (NaN, -1)
     /// instead of leaving it unspecified, so that an element it leaves unwritten shows
     /// up as a disagreement (the differential tester turns it on; costs a pass).
-    pub poison: bool,
+    pub scribble: bool,
 }
 
 /// The thread count `RELAX_THREADS` asks for (1 when unset or not a positive number).
@@ -54,7 +54,7 @@ impl Default for Limits {
             memory: DEFAULT_MEMORY_BUDGET,
             threads: threads_from_env(),
             parallel_min: PARALLEL_MIN_ELEMENTS,
-            poison: false,
+            scribble: false,
         }
     }
 }
@@ -163,7 +163,7 @@ impl<'e> Run<'e> {
             parallel_min: limits.parallel_min.max(2),
             memory: {
                 let m = Memory::with_pool(limits.memory, exe.pool.clone());
-                m.set_poison(limits.poison);
+                m.set_scribble(limits.scribble);
                 m
             },
             printed: Vec::new(),

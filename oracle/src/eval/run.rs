@@ -149,9 +149,9 @@ pub fn run_eval(name: &str, src: &str, entry: &str, args: &[Arg], options: EvalO
         }
         if engine != Engine::Oracle {
             let values = arg_values(&m, args)?;
-            // Comparing the two: poison what the engine's kernels promise to overwrite.
-            let poison = engine == Engine::Both;
-            let limits = optimized::Limits { threads, poison, ..crate::engine::limits(limits) };
+            // Comparing the two: scribble over what the engine's kernels promise to overwrite.
+            let scribble = engine == Engine::Both;
+            let limits = optimized::Limits { threads, scribble, ..crate::engine::limits(limits) };
             let o = crate::engine::run(&m, entry, &values, limits)?;
             report.engine = Some(RunText {
                 result: o.shown.clone().ok_or(()).or_else(|_| o.result.clone().map(|v| print_value(&v))),
