@@ -1,0 +1,48 @@
+#!/bin/bash -eu
+# OSS-Fuzz build script (also run locally by scripts/oss-fuzz-build-test): builds every
+# cargo-fuzz target of fuzz/ with the sanitizer OSS-Fuzz asks for and puts into $OUT,
+# for each target, the binary, a seed corpus zip and (for `parse`) a dictionary.
+#
+# Environment (set by OSS-Fuzz; scripts/oss-fuzz-build-test sets the same):
+#   SRC                 where the project is checked out ($SRC/relax-semantics)
+#   OUT                 where binaries, seed corpora and dictionaries go
+#   CARGO_BUILD_TARGET  the target triple (x86_64-unknown-linux-gnu)
+#   SANITIZER           address (the only one project.yaml lists)
+#   PROJECT_DIR         optional: the checkout, if not $SRC/relax-semantics
+PROJECT_DIR="${PROJECT_DIR:-$SRC/relax-semantics}"
+SANITIZER="${SANITIZER:-address}"
+cd "$PROJECT_DIR"
+
+# The prover links the system libz3 dynamically; the runner image has none, so the
+# library goes to $OUT/lib and the binaries look for it there ($ORIGIN/lib).
+export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-Wl,-rpath,\$ORIGIN/lib"
+
+cargo fuzz build --fuzz-dir fuzz -O --debug-assertions --sanitizer "$SANITIZER"
+
+TARGETS=$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^fuzz$')
+BIN_DIR="target/$CARGO_BUILD_TARGET/release"
+mkdir -p "$OUT/lib"
+for t in $TARGETS; do
+    cp "$BIN_DIR/$t" "$OUT/$t"
+done
+# Every shared library a target needs beyond the C runtime (libz3, libstdc++ of z3).
+for lib in $(ldd "$OUT/parse" | awk '/=> \// { print $3 }' | grep -E 'libz3|libstdc\+\+|libgomp'); do
+    cp -L "$lib" "$OUT/lib/"
+done
+
+# Seeds. `parse` reads text: the corpus's .rx files. The other targets read bytes the
+# generator turns into programs: the libFuzzer corpus kept in fuzz/corpus/diff_exec
+# (its files are generator inputs, good for every generator-driven target).
+SEEDS=$(mktemp -d)
+find corpus -name '*.rx' -print0 | xargs -0 -I{} sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$SEEDS"
+(cd "$SEEDS" && zip -q -r "$OUT/parse_seed_corpus.zip" .)
+rm -rf "$SEEDS"
+for t in $TARGETS; do
+    if [ "$t" != parse ]; then
+        (cd fuzz/corpus/diff_exec && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+    fi
+done
+
+# The dictionary: Python keywords, TVMScript constructs, dtypes, every operator and
+# TIR intrinsic (fuzz/tests/oss_fuzz.rs keeps it in step with the operator table).
+cp fuzz/oss-fuzz/parse.dict "$OUT/parse.dict"
