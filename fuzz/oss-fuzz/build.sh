@@ -30,18 +30,20 @@ for lib in $(ldd "$OUT/parse" | awk '/=> \// { print $3 }' | grep -E 'libz3|libs
     cp -L "$lib" "$OUT/lib/"
 done
 
-# Seeds. `parse` reads text: the corpus's .rx files. The other targets read bytes the
-# generator turns into programs: the libFuzzer corpus kept in fuzz/corpus/diff_exec
-# (its files are generator inputs, good for every generator-driven target).
+# Seeds, built from corpus/: its .rx files. `parse` reads them as text; the other
+# targets hand their bytes to the generator (any bytes make a valid program, and these
+# make varied ones). A libFuzzer corpus kept locally (fuzz/corpus/<target>, not in git)
+# is added when present, e.g. after merging corpora from several machines.
 SEEDS=$(mktemp -d)
 find corpus -name '*.rx' -print0 | xargs -0 -I{} sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$SEEDS"
-(cd "$SEEDS" && zip -q -r "$OUT/parse_seed_corpus.zip" .)
-rm -rf "$SEEDS"
 for t in $TARGETS; do
-    if [ "$t" != parse ]; then
-        (cd fuzz/corpus/diff_exec && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+    rm -f "$OUT/${t}_seed_corpus.zip"
+    (cd "$SEEDS" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+    if [ "$t" != parse ] && [ -d "fuzz/corpus/$t" ]; then
+        (cd "fuzz/corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
     fi
 done
+rm -rf "$SEEDS"
 
 # The dictionary: Python keywords, TVMScript constructs, dtypes, every operator and
 # TIR intrinsic (fuzz/tests/oss_fuzz.rs keeps it in step with the operator table).
