@@ -13,8 +13,8 @@ PROJECT_DIR="${PROJECT_DIR:-$SRC/relax-semantics}"
 SANITIZER="${SANITIZER:-address}"
 cd "$PROJECT_DIR"
 
-# The prover links the system libz3 dynamically; the runner image has none, so the
-# library goes to $OUT/lib and the binaries look for it there ($ORIGIN/lib).
+# Shared libraries beyond the C runtime go to $OUT/lib (the runner image is not the
+# builder image), and the binaries look for them there.
 export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-Wl,-rpath,\$ORIGIN/lib"
 
 cargo fuzz build --fuzz-dir fuzz -O --debug-assertions --sanitizer "$SANITIZER"
@@ -25,9 +25,13 @@ mkdir -p "$OUT/lib"
 for t in $TARGETS; do
     cp "$BIN_DIR/$t" "$OUT/$t"
 done
-# Every shared library a target needs beyond the C runtime (libz3, libstdc++ of z3).
-for lib in $(ldd "$OUT/parse" | awk '/=> \// { print $3 }' | grep -E 'libz3|libstdc\+\+|libgomp'); do
-    cp -L "$lib" "$OUT/lib/"
+# Every shared library a target links besides glibc's and the compiler runtime's (the
+# targets do not call the prover, so libz3 is not among them).
+for t in $TARGETS; do
+    for lib in $(ldd "$OUT/$t" | awk '/=> \// { print $3 }' |
+            grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so'); do
+        cp -L "$lib" "$OUT/lib/"
+    done
 done
 
 # Seeds, built from corpus/: its .rx files. `parse` reads them as text; the other
