@@ -30,7 +30,8 @@ done
 for t in $TARGETS; do
     for lib in $(ldd "$OUT/$t" | awk '/=> \// { print $3 }' |
             grep -vE '/(libc|libm|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so'); do
-        cp -L "$lib" "$OUT/lib/"
+        # (once copied, the next target's rpath already finds it in $OUT/lib)
+        [ "$(dirname "$lib")" = "$OUT/lib" ] || cp -L "$lib" "$OUT/lib/"
     done
 done
 
