@@ -8,8 +8,8 @@ use spec_model::ops::Op;
 use std::path::PathBuf;
 
 const PYTHON: [&str; 18] = [
-    "def", "return", "class", "with", "for", "in", "if", "else", "elif", "import", "from", "as", "lambda", "and",
-    "or", "not", "True", "False",
+    "def", "return", "class", "with", "for", "in", "if", "else", "elif", "import", "from", "as", "lambda", "and", "or",
+    "not", "True", "False",
 ];
 
 const CONSTRUCTS: [&str; 52] = [
@@ -86,7 +86,8 @@ fn expected() -> String {
          # (BLESS=1 cargo test -p fuzz --test oss_fuzz), one quoted token per line.\n",
     );
     for w in words {
-        let quoted: String = w.chars().flat_map(|c| if c == '"' || c == '\\' { vec!['\\', c] } else { vec![c] }).collect();
+        let quoted: String =
+            w.chars().flat_map(|c| if c == '"' || c == '\\' { vec!['\\', c] } else { vec![c] }).collect();
         out.push_str(&format!("\"{quoted}\"\n"));
     }
     out

@@ -14,7 +14,7 @@
 
 use arbitrary::Unstructured;
 use fuzz::convert::{from_oracle, to_oracle};
-use fuzz::gen::tir::{gen_partial_prim_func, gen_prim_func, KernelKind};
+use fuzz::gen::tir::{gen_kernel, KernelKind};
 use optimized::tir::TirFunc;
 use optimized::value::Value as EValue;
 use optimized::Memory;
@@ -268,8 +268,7 @@ fn generated_case(seed: u64) -> Case {
     let out = dtype(&mut rng);
     // A quarter leave part of the output unwritten (loop from 1, `T.where`).
     let partial = rng.chance(1, 4);
-    let gen = if partial { gen_partial_prim_func } else { gen_prim_func };
-    let func = gen(&mut Unstructured::new(&bytes), "k", kind, rank, &ins, out);
+    let func = gen_kernel(&mut Unstructured::new(&bytes), "k", kind, rank, &ins, out, partial);
 
     let shape: Vec<u64> = (0..rank).map(|_| if rng.chance(1, 10) { 0 } else { 1 + rng.below(4) }).collect();
     let mut out_shape = if kind == KernelKind::ReduceLast { shape[..rank - 1].to_vec() } else { shape.clone() };

@@ -206,7 +206,7 @@ impl<'a> Gen<'a, '_> {
         // Now and then a kernel that leaves part of its output as allocated (zeros).
         let (name, f) = if !xd.is_empty() && self.chance(1, 3) {
             let name = self.name("tir_partial");
-            let f = tir::gen_partial_prim_func(self.u, &name, kind, xd.len(), &dtypes, out_dt);
+            let f = tir::gen_kernel(self.u, &name, kind, xd.len(), &dtypes, out_dt, true);
             (name, f)
         } else {
             let name = self.name("tir_k");

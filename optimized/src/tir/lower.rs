@@ -310,6 +310,40 @@ impl Lower {
     }
 }
 
+/// Every statement, nested ones included.
+pub fn walk<'s>(ss: &'s [St], f: &mut dyn FnMut(&'s St)) {
+    for s in ss {
+        f(s);
+        match &s.kind {
+            StKind::For { body, .. } => walk(body, f),
+            StKind::If { then, other, .. } => {
+                walk(then, f);
+                walk(other, f);
+            }
+            StKind::Block(b) => {
+                if let Some(i) = &b.init {
+                    walk(i, f);
+                }
+                walk(&b.body, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The variable slots statements bind (loop variables, lets, block axes).
+pub fn assigned(ss: &[St]) -> HashSet<Slot> {
+    let mut out = HashSet::new();
+    walk(ss, &mut |s| match &s.kind {
+        StKind::For { var, .. } | StKind::Let { var, .. } => {
+            out.insert(*var);
+        }
+        StKind::Block(b) => out.extend(b.axes.iter().map(|a| a.var)),
+        _ => {}
+    });
+    out
+}
+
 fn literal(v: Result<Val, Box<Fault>>) -> ExKind {
     match v {
         Ok(v) => ExKind::Const(v),

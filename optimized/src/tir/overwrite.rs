@@ -21,13 +21,13 @@
 //! the nest runs every iteration, and every element is stored before it is read. The
 //! variables the bounds mention are parameters' dimensions, never assigned in the body.
 
-use super::lower::{Blk, Dim, Ex, ExKind, Lowered, Slot, St, StKind};
+use super::lower::{assigned, walk, Blk, Dim, Ex, ExKind, Lowered, Slot, St, StKind};
 use std::collections::HashSet;
 
 /// For each tensor parameter (in order), whether every successful run writes each
 /// element of its buffer before reading it.
 pub fn overwritten(low: &Lowered) -> Box<[bool]> {
-    let assigned = assigned_vars(&low.body);
+    let assigned = assigned(&low.body);
     let params: Vec<Slot> = low.tensors.iter().filter_map(|t| t.buffer.as_ref().map(|b| b.buf)).collect();
     low.tensors
         .iter()
@@ -120,7 +120,7 @@ fn nest_covers(mut s: &St, buf: Slot, dims: &[Bound], assigned: &HashSet<Slot>) 
 /// A loop variable assigned inside the nest's innermost statement (a block axis or a
 /// `Let` of the same slot) would change the index it stands for.
 fn assigned_elsewhere(var: Slot, inner: &St) -> bool {
-    assigned_vars(std::slice::from_ref(inner)).contains(&var)
+    assigned(std::slice::from_ref(inner)).contains(&var)
 }
 
 /// The innermost block: axes bound to loop variables, one store to `buf` (with an
@@ -275,40 +275,6 @@ fn allocates(ss: &[St], buf: Slot) -> bool {
     let mut found = false;
     walk(ss, &mut |s| found |= matches!(s.kind, StKind::Alloc { buf: b, .. } if b == buf));
     found
-}
-
-/// Variable slots a statement assigns: loop variables, block axes, `Let`s.
-fn assigned_vars(ss: &[St]) -> HashSet<Slot> {
-    let mut vars = HashSet::new();
-    walk(ss, &mut |s| match &s.kind {
-        StKind::For { var, .. } | StKind::Let { var, .. } => {
-            vars.insert(*var);
-        }
-        StKind::Block(b) => vars.extend(b.axes.iter().map(|a| a.var)),
-        _ => {}
-    });
-    vars
-}
-
-/// Calls `f` on every statement of `ss`, nested ones included.
-fn walk(ss: &[St], f: &mut impl FnMut(&St)) {
-    for s in ss {
-        f(s);
-        match &s.kind {
-            StKind::For { body, .. } => walk(body, f),
-            StKind::If { then, other, .. } => {
-                walk(then, f);
-                walk(other, f);
-            }
-            StKind::Block(b) => {
-                if let Some(i) = &b.init {
-                    walk(i, f);
-                }
-                walk(&b.body, f);
-            }
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ mod tests;
 mod tests_shaped;
 
 pub use edge::{edge_kernel, oob_kernel, EdgeKind};
-pub use simple::{gen_partial_prim_func, gen_prim_func, KernelKind};
+pub use simple::{gen_kernel, gen_prim_func, KernelKind};
 
 use arbitrary::Unstructured;
 use spec_model::grammar::tir::{

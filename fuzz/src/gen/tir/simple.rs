@@ -65,23 +65,12 @@ pub fn gen_prim_func(
     gen_kernel(u, name, kind, rank, in_dtypes, out_dtype, false)
 }
 
-/// As [`gen_prim_func`], but the main nest leaves some of the output unwritten (it
-/// keeps the zeros `call_tir` allocated, C-9): one loop starts at 1, or `T.where`
-/// skips the last index or the odd ones of one axis. On the reduce axis, a loop from 1
-/// never runs `T.init()`, so the update reads those zeros. An engine that skips
-/// zero-filling an output must prove the kernel writes all of it.
-pub fn gen_partial_prim_func(
-    u: &mut Unstructured,
-    name: &str,
-    kind: KernelKind,
-    rank: usize,
-    in_dtypes: &[DataType],
-    out_dtype: DataType,
-) -> PrimFunc {
-    gen_kernel(u, name, kind, rank, in_dtypes, out_dtype, true)
-}
-
-fn gen_kernel(
+/// As [`gen_prim_func`]; with `partial`, the main nest leaves some of the output
+/// unwritten (it keeps the zeros `call_tir` allocated, C-9): one loop starts at 1, or
+/// `T.where` skips the last index or the odd ones of one axis. On the reduce axis, a
+/// loop from 1 never runs `T.init()`, so the update reads those zeros. An engine that
+/// skips zero-filling an output must prove the kernel writes all of it.
+pub fn gen_kernel(
     u: &mut Unstructured,
     name: &str,
     kind: KernelKind,

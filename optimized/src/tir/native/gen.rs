@@ -5,7 +5,7 @@
 use super::ty::{Iv, Ty};
 use super::{helpers, Ctx, NativeFunc, Site, Unsupported, What};
 use crate::dtype::DType;
-use crate::tir::lower::{Dim, ExKind, Lowered, Slot, St, StKind};
+use crate::tir::lower::{assigned, walk, Dim, ExKind, Lowered, Slot, StKind};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value};
 use cranelift_codegen::settings::{self, Configurable};
@@ -156,40 +156,6 @@ fn low_locals(low: &Lowered) -> Vec<(u32, DType)> {
                 out.push((*buf, d));
             }
         }
-    });
-    out
-}
-
-/// Every statement, nested ones included.
-pub fn walk<'s>(ss: &'s [St], f: &mut dyn FnMut(&'s St)) {
-    for s in ss {
-        f(s);
-        match &s.kind {
-            StKind::For { body, .. } => walk(body, f),
-            StKind::If { then, other, .. } => {
-                walk(then, f);
-                walk(other, f);
-            }
-            StKind::Block(b) => {
-                if let Some(i) = &b.init {
-                    walk(i, f);
-                }
-                walk(&b.body, f);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The variable slots statements bind (loop variables, lets, block axes).
-pub fn assigned(ss: &[St]) -> HashSet<Slot> {
-    let mut out = HashSet::new();
-    walk(ss, &mut |s| match &s.kind {
-        StKind::For { var, .. } | StKind::Let { var, .. } => {
-            out.insert(*var);
-        }
-        StKind::Block(b) => out.extend(b.axes.iter().map(|a| a.var)),
-        _ => {}
     });
     out
 }

@@ -2,11 +2,12 @@
 //! `T.where` and `T.init()`, scratch buffers and lets, in the interpreter's order of
 //! evaluation and fuel ([`crate::tir::exec`]).
 
-use super::gen::{assigned, flags, unsupported, DimV, Gen, R, V};
+use super::gen::{flags, unsupported, DimV, Gen, R, V};
 use super::ty::{within, Iv, Ty};
 use super::{helpers, What};
 use crate::dtype::DType;
 use crate::error::ErrorKind;
+use crate::tir::lower::assigned;
 use crate::tir::lower::{Blk, Ex, ExKind, Slot, St, StKind};
 use crate::tir::MAX_LOCAL_ELEMENTS;
 use cranelift_codegen::ir::condcodes::IntCC;

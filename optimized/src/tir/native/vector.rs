@@ -175,7 +175,7 @@ impl Gen<'_, '_> {
     fn invariant_var_any(&self, w: Slot, var: Slot, body: &[St]) -> bool {
         w != var
             && self.defined.contains(&w)
-            && !super::gen::assigned(body).contains(&w)
+            && !crate::tir::lower::assigned(body).contains(&w)
             && self.vars[w as usize].is_some()
     }
 
