@@ -4,7 +4,6 @@
 
 use crate::buffer::{Buffer, Memory, OverBudget};
 use crate::dtype::{DType, Element};
-use crate::with_num;
 use half::f16;
 use spec_model::grammar::{NDArray, TensorData};
 use std::cell::{Ref, RefCell, RefMut};
@@ -155,13 +154,14 @@ impl Tensor {
         Some(NDArray { dtype: self.dtype.data_type(), shape: self.shape.to_vec(), data })
     }
 
-    /// Element `i` widened to `f64` (integers exactly up to 2^53; for messages and tests).
+    /// Element `i` widened to `f64` (integers exactly up to 2^53; for tests).
+    #[cfg(test)]
     pub fn get_f64(&self, i: usize) -> Option<f64> {
         if i >= self.numel {
             return None;
         }
         let b = self.data()?;
-        Some(with_num!(self.dtype, T => crate::scalar::to_f64(b.as_slice::<T>(self.numel)[i])))
+        Some(crate::with_num!(self.dtype, T => crate::scalar::to_f64(b.as_slice::<T>(self.numel)[i])))
     }
 }
 

@@ -302,12 +302,20 @@ impl<'a> Gen<'a, '_> {
                         (AttrValue::Int(s), vec![d / s; s as usize])
                     }
                     Some(d) => {
-                        let cuts: Vec<i64> = (1..d).filter(|_| self.chance(1, 2)).collect();
+                        let mut cuts: Vec<i64> = (1..d).filter(|_| self.chance(1, 2)).collect();
+                        // Now and then an index at or past either end, negative, or out of
+                        // order: Python's bounds clamp it, and a decreasing pair is empty.
+                        if self.chance(1, 2) {
+                            let odd = self.choose(&[0, 0, d, d + 2, -1, -d, -d - 3])?;
+                            let at = self.pick(cuts.len() + 1);
+                            cuts.insert(at, odd);
+                        }
+                        let clamp = |i: i64| if i < 0 { (d + i).max(0) } else { i.min(d) };
                         let mut sizes = Vec::new();
                         let mut lo = 0;
-                        for &c in cuts.iter().chain(std::iter::once(&d)) {
-                            sizes.push(c - lo);
-                            lo = c;
+                        for b in cuts.iter().map(|&c| clamp(c)).chain(std::iter::once(d)) {
+                            sizes.push((b - lo).max(0));
+                            lo = b;
                         }
                         (ints(&cuts), sizes)
                     }
