@@ -11,7 +11,9 @@
 
 use super::exprs::{call, dtype_attr, no};
 use super::tir::pool::Window;
-use super::tir::{self, kernels, EdgeKind, Ext, Kernel, KernelKind, Operand, ScalarArg, NARROW};
+use super::tir::{
+    self, kernels, EdgeKind, Ext, Kernel, KernelKind, Operand, ScalarArg, BOOL, F16, F32, F64, I32, I64, I8, NARROW, U8,
+};
 use super::ty::{Dim, Ty, NUMERIC};
 use super::{Gen, Scope};
 use spec_model::grammar::{BaseFunc, DataType, Expr, ExprKind, GlobalVar, PrimBinOp, PrimExpr};
@@ -20,14 +22,6 @@ use spec_model::Span;
 use std::rc::Rc;
 
 const S: Span = Span::SYNTHETIC;
-const F16: DataType = DataType::float(16);
-const F32: DataType = DataType::FLOAT32;
-const F64: DataType = DataType::float(64);
-const I8: DataType = DataType::int(8);
-const I32: DataType = DataType::INT32;
-const I64: DataType = DataType::INT64;
-const U8: DataType = DataType::uint(8);
-const BOOL: DataType = DataType::BOOL;
 
 /// The kernel shapes, with the stem of their globals' names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

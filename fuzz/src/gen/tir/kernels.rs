@@ -325,13 +325,7 @@ pub fn matmul(u: &mut Unstructured, name: &str, a: &Operand, b: &Operand) -> Ker
     if g.coin(2, 3) {
         let (loops, ivs) = axes(&names, &extents, &kinds);
         let v: Vec<TirExpr> = ivs.iter().map(|iv| var(&iv.var)).collect();
-        let (bi, i, j, k) = (&v[..batch], &v[batch], &v[batch + 1], &v[batch + 2]);
-        let mut a_ix = bi.to_vec();
-        a_ix.extend([i.clone(), k.clone()]);
-        let mut b_ix = if rb == ra { bi.to_vec() } else { Vec::new() };
-        b_ix.extend([k.clone(), j.clone()]);
-        let mut c_ix = bi.to_vec();
-        c_ix.extend([i.clone(), j.clone()]);
+        let (a_ix, b_ix, c_ix) = matmul_indices(&v, batch, rb == ra);
         let prod = bin(PrimBinOp::Mul, load(ba, &a_ix), load(bb, &b_ix));
         let update = store(&acc, &c_ix, bin(PrimBinOp::Add, load(&acc, &c_ix), prod));
         let reads = vec![point(ba, &a_ix), point(bb, &b_ix)];
@@ -342,13 +336,7 @@ pub fn matmul(u: &mut Unstructured, name: &str, a: &Operand, b: &Operand) -> Ker
         // for b.., i, j: C = 0; for k: C = C + A * B
         let loops: Vec<PrimVar> = names.iter().map(|n| PrimVar::new(n.as_str(), I64)).collect();
         let v: Vec<TirExpr> = loops.iter().map(var).collect();
-        let (bi, i, j, k) = (&v[..batch], &v[batch], &v[batch + 1], &v[batch + 2]);
-        let mut a_ix = bi.to_vec();
-        a_ix.extend([i.clone(), k.clone()]);
-        let mut b_ix = if rb == ra { bi.to_vec() } else { Vec::new() };
-        b_ix.extend([k.clone(), j.clone()]);
-        let mut c_ix = bi.to_vec();
-        c_ix.extend([i.clone(), j.clone()]);
+        let (a_ix, b_ix, c_ix) = matmul_indices(&v, batch, rb == ra);
         let prod = bin(PrimBinOp::Mul, load(ba, &a_ix), load(bb, &b_ix));
         let update = store(&acc, &c_ix, bin(PrimBinOp::Add, load(&acc, &c_ix), prod));
         let kind = g.choose(&[ForKind::Serial, ForKind::Serial, ForKind::Unroll], ForKind::Serial);
@@ -382,4 +370,16 @@ pub fn matmul(u: &mut Unstructured, name: &str, a: &Operand, b: &Operand) -> Ker
         body.push(nest(&loops, y.shape(), block_stmt(b2)));
     }
     Kernel { func: finish(name, params, body), scalars: Vec::new() }
+}
+
+/// The indices of `A[b.., i, k]`, `B[b.., k, j]` (without the batch axes when `B` is
+/// not batched) and `C[b.., i, j]` over the variables `v` = `b.., i, j, k`.
+fn matmul_indices(v: &[TirExpr], batch: usize, b_batched: bool) -> (Vec<TirExpr>, Vec<TirExpr>, Vec<TirExpr>) {
+    let (bi, i, j, k) = (&v[..batch], &v[batch], &v[batch + 1], &v[batch + 2]);
+    let with = |pre: &[TirExpr], x: &TirExpr, y: &TirExpr| {
+        let mut ix = pre.to_vec();
+        ix.extend([x.clone(), y.clone()]);
+        ix
+    };
+    (with(bi, i, k), with(if b_batched { bi } else { &[] }, k, j), with(bi, i, j))
 }

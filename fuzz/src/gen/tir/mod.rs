@@ -50,14 +50,14 @@ use spec_model::grammar::{AttrValue, Attrs, DataType, FloatLit, PrimBinOp, PrimV
 use spec_model::Span;
 
 const SP: Span = Span::SYNTHETIC;
-const F16: DataType = DataType::float(16);
-const F32: DataType = DataType::FLOAT32;
-const F64: DataType = DataType::float(64);
-const I8: DataType = DataType::int(8);
-const I32: DataType = DataType::INT32;
-const I64: DataType = DataType::INT64;
-const U8: DataType = DataType::uint(8);
-const BOOL: DataType = DataType::BOOL;
+pub(crate) const F16: DataType = DataType::float(16);
+pub(crate) const F32: DataType = DataType::FLOAT32;
+pub(crate) const F64: DataType = DataType::float(64);
+pub(crate) const I8: DataType = DataType::int(8);
+pub(crate) const I32: DataType = DataType::INT32;
+pub(crate) const I64: DataType = DataType::INT64;
+pub(crate) const U8: DataType = DataType::uint(8);
+pub(crate) const BOOL: DataType = DataType::BOOL;
 /// The dtypes kernels compute in.
 const DTYPES: [DataType; 5] = [F32, F64, I32, I64, BOOL];
 /// The narrow dtypes some kernels store and compute in besides.
