@@ -2,6 +2,7 @@
 //! `fuzz-smoke` and `cargo test`), and the differential check `diff_exec`.
 
 use crate::program::Module;
+use optimized::TirBackend;
 use oracle::check::check_module;
 use oracle::engine::compare::{compare, Tolerance, Verdict};
 use oracle::engine::largest_tensor;
@@ -9,7 +10,7 @@ use oracle::eval::literal::{print_value, values_equal};
 use oracle::eval::value::{ErrorKind, Value};
 use oracle::eval::{Limits, Machine};
 use spec_model::alpha::alpha_eq_module;
-use spec_model::grammar::{IRModule, NDArray};
+use spec_model::grammar::{BaseFunc, IRModule, NDArray};
 use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::text::{check_round_trip_in, Dialect};
 use spec_model::well_formed::check_well_formed;
@@ -70,7 +71,32 @@ pub fn check_program(m: &Module) -> Result<Checked, Violation> {
 /// reordered reduction) and the same printed lines, or the same error kind; a run that
 /// exhausts a resource is poisoned, not compared.
 pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> {
-    let (engine, printed, error) = run_engine(m).map_err(|e| violation("engine runs", e))?;
+    let verdict = check_engine_with(m, oracle, TirBackend::Native)?;
+    // A program calling PrimFuncs runs again with the engine's TIR interpreter, so that
+    // both of its backends are judged (native code is the default, so the interpreter
+    // would otherwise run only what the code generator declines).
+    if m.ir.functions.iter().any(|(_, f)| matches!(f, BaseFunc::Tir(_))) {
+        check_engine_with(m, oracle, TirBackend::Interpreter)?;
+    }
+    Ok(verdict)
+}
+
+fn check_engine_with(m: &Module, oracle: &Outcome, tir: TirBackend) -> Result<Verdict, Violation> {
+    let native = tir == TirBackend::Native;
+    let (runs, values, printed_output) = if native {
+        (
+            "engine runs",
+            "diff_exec: oracle vs optimized engine",
+            "diff_exec: oracle vs optimized engine (printed output)",
+        )
+    } else {
+        (
+            "engine runs (TIR interpreted)",
+            "diff_exec: oracle vs optimized engine (TIR interpreted)",
+            "diff_exec: oracle vs optimized engine (TIR interpreted, printed output)",
+        )
+    };
+    let (engine, printed, error) = run_engine(m, tir).map_err(|e| violation(runs, e))?;
     let mut elements = m.inputs.iter().map(|a| a.data.len()).max().unwrap_or(0);
     for o in [oracle, &engine].into_iter().flatten() {
         elements = elements.max(largest_tensor(o));
@@ -78,13 +104,13 @@ pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> 
     let verdict = compare(oracle, &engine, Tolerance::for_elements(elements));
     if let Verdict::Differ(why) = &verdict {
         let detail = format!("{why}: oracle {}, engine {}", show(oracle), error.unwrap_or_else(|| show(&engine)));
-        return Err(violation("diff_exec: oracle vs optimized engine", detail));
+        return Err(violation(values, detail));
     }
     if verdict == Verdict::Agree {
         let (_, oracle_printed) = run_printed(&m.ir, &m.entry, &m.inputs);
         if !oracle::engine::compare::printed_agree(&oracle_printed, &printed, Tolerance::for_elements(elements)) {
             let detail = format!("printed {oracle_printed:?} vs {printed:?}");
-            return Err(violation("diff_exec: oracle vs optimized engine (printed output)", detail));
+            return Err(violation(printed_output, detail));
         }
     }
     Ok(verdict)
@@ -92,8 +118,8 @@ pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> 
 
 /// Runs `entry` on the inputs in the optimized engine: the outcome (as the oracle's
 /// values), what it printed, and its error in full.
-pub fn run_engine(m: &Module) -> Result<(Outcome, Vec<String>, Option<String>), String> {
-    let exe = optimized::Engine::compile(&m.ir).map_err(|e| e.to_string())?;
+pub fn run_engine(m: &Module, tir: TirBackend) -> Result<(Outcome, Vec<String>, Option<String>), String> {
+    let exe = optimized::Engine::compile_with(&m.ir, tir).map_err(|e| e.to_string())?;
     let memory = optimized::Memory::new(usize::MAX);
     let args = m
         .inputs

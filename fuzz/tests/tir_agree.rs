@@ -1,4 +1,4 @@
-//! The engine's TIR executor (`optimized::tir::TirFunc`) agrees with the reference
+//! The engine's TIR executor (`optimized::tir::TirFunc`, native code and interpreter) agrees with the reference
 //! interpreter (`oracle::eval::tir::run_prim_func`, OP-call_tir) on thousands of
 //! generated PrimFuncs and on every `T.prim_func` of the corpus.
 //!
@@ -15,7 +15,7 @@
 use arbitrary::Unstructured;
 use fuzz::convert::{from_oracle, to_oracle};
 use fuzz::gen::tir::{gen_kernel, KernelKind};
-use optimized::tir::TirFunc;
+use optimized::tir::{TirBackend, TirFunc};
 use optimized::value::Value as EValue;
 use optimized::Memory;
 use oracle::eval::tir::run_prim_func;
@@ -156,7 +156,7 @@ fn run_oracle(c: &Case) -> Outcome {
     }
 }
 
-fn run_engine(c: &Case) -> Outcome {
+fn run_engine(c: &Case, backend: TirBackend) -> Outcome {
     let memory = Memory::new(1 << 30);
     let store: Vec<Rc<optimized::Tensor>> = c
         .arrays
@@ -168,7 +168,7 @@ fn run_engine(c: &Case) -> Outcome {
         .collect();
     let tensors: Vec<_> = c.which.iter().map(|&i| store[i].clone()).collect();
     let mut fuel = c.fuel;
-    let f = TirFunc::compile(&c.func, "k");
+    let f = TirFunc::compile(&c.func, "k", backend);
     let r = f.run(&tensors, &c.scalars, &mut fuel, Span::SYNTHETIC, &memory);
     let arrays = store
         .iter()
@@ -222,25 +222,34 @@ fn printed(f: &PrimFunc) -> String {
 
 /// Runs `c` on both sides: `None` when they agree, else the reproducible report.
 fn compare(c: &Case, inexact: &mut usize, tally: &mut HashMap<&'static str, usize>) -> Option<String> {
-    let (o, e) = (run_oracle(c), run_engine(c));
+    let o = run_oracle(c);
     let mut why = Vec::new();
-    if o.kind != e.kind {
-        why.push(format!("outcome: oracle {:?}, engine {:?}", o.result, e.result));
-    }
-    if o.fuel != e.fuel {
-        why.push(format!("fuel left: oracle {}, engine {}", o.fuel, e.fuel));
-    }
-    for (k, (a, b)) in o.arrays.iter().zip(&e.arrays).enumerate() {
-        if let Err(d) = same_array(a, b, inexact) {
-            why.push(format!("tensor {k}: {d}"));
+    let mut results = Vec::new();
+    // Both of the engine's backends: native code where it compiles, and the interpreter.
+    for backend in [TirBackend::Native, TirBackend::Interpreter] {
+        let e = run_engine(c, backend);
+        if o.kind != e.kind {
+            why.push(format!("{backend:?} outcome: oracle {:?}, engine {:?}", o.result, e.result));
         }
+        if o.fuel != e.fuel {
+            why.push(format!("{backend:?} fuel left: oracle {}, engine {}", o.fuel, e.fuel));
+        }
+        for (k, (a, b)) in o.arrays.iter().zip(&e.arrays).enumerate() {
+            if let Err(d) = same_array(a, b, inexact) {
+                why.push(format!("{backend:?} tensor {k}: {d}"));
+            }
+        }
+        results.push((backend, e.result));
     }
     *tally.entry(o.kind.unwrap_or("ok")).or_default() += 1;
     if why.is_empty() {
         return None;
     }
     let mut s = format!("{}: {}\n", c.what, why.join("; "));
-    let _ = writeln!(s, "oracle: {:?}\nengine: {:?}", o.result, e.result);
+    let _ = writeln!(s, "oracle: {:?}", o.result);
+    for (backend, r) in &results {
+        let _ = writeln!(s, "engine ({backend:?}): {r:?}");
+    }
     let _ = writeln!(s, "fuel {}, scalars {:?}, tensors (parameter -> array) {:?}", c.fuel, c.scalars, c.which);
     for (k, a) in c.arrays.iter().enumerate() {
         let _ = writeln!(s, "  array {k}: {}", show_array(a));

@@ -21,6 +21,7 @@ use crate::dtype::Element;
 use crate::error::{CompileError, Error};
 use crate::machine::{Limits, Run};
 use crate::tensor::Tensor;
+use crate::tir::TirBackend;
 use crate::value::Value;
 use crate::Memory;
 use spec_model::grammar::IRModule;
@@ -33,7 +34,12 @@ impl Engine {
     /// Compiles a well-formed module (one the checker accepts; `oracle check`). Refuses a
     /// module that breaks a well-formedness criterion.
     pub fn compile(m: &IRModule) -> Result<Executable, CompileError> {
-        compile(m)
+        compile(m, TirBackend::from_env())
+    }
+
+    /// [`Engine::compile`], running every PrimFunc on `tir` (whatever `RELAX_TIR` says).
+    pub fn compile_with(m: &IRModule, tir: TirBackend) -> Result<Executable, CompileError> {
+        compile(m, tir)
     }
 }
 

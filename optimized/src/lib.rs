@@ -31,4 +31,5 @@ pub use dtype::DType;
 pub use error::{CompileError, Error, ErrorKind};
 pub use machine::{threads_from_env, Limits};
 pub use tensor::Tensor;
+pub use tir::TirBackend;
 pub use value::{Closure, Prim, Value};

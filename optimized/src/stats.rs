@@ -26,6 +26,9 @@ pub enum Counter {
     /// A `call_tir` PrimFunc run by the engine's TIR interpreter (a construct native
     /// code does not cover; the goal is none).
     TirInterpreted,
+    /// A `call_tir` PrimFunc run by the interpreter because it was asked for
+    /// ([`crate::TirBackend::Interpreter`]: the differential tester runs both backends).
+    TirInterpretedOnRequest,
     /// A vectorized innermost TIR loop entered (its vector body ran at least once).
     TirVectorLoops,
     /// A `call_tir` output left unzeroed: the PrimFunc provably writes each element
@@ -33,7 +36,7 @@ pub enum Counter {
     TirOutputsUnzeroed,
 }
 
-const ALL: [Counter; 11] = [
+const ALL: [Counter; 12] = [
     Counter::FusedGroups,
     Counter::FusedOps,
     Counter::InPlace,
@@ -43,11 +46,12 @@ const ALL: [Counter; 11] = [
     Counter::Gemm,
     Counter::TirNative,
     Counter::TirInterpreted,
+    Counter::TirInterpretedOnRequest,
     Counter::TirVectorLoops,
     Counter::TirOutputsUnzeroed,
 ];
 
-static COUNTS: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
+static COUNTS: [AtomicU64; 12] = [const { AtomicU64::new(0) }; 12];
 
 impl Counter {
     pub fn name(self) -> &'static str {
@@ -61,6 +65,7 @@ impl Counter {
             Counter::Gemm => "GEMM/GEMV calls",
             Counter::TirNative => "call_tir run as native code",
             Counter::TirInterpreted => "call_tir interpreted",
+            Counter::TirInterpretedOnRequest => "call_tir interpreted on request",
             Counter::TirVectorLoops => "vectorized TIR loops",
             Counter::TirOutputsUnzeroed => "call_tir outputs unzeroed",
         }

@@ -31,7 +31,7 @@ fn every_corpus_prim_func_compiles_natively() {
             continue;
         };
         for (name, f) in m.prim_funcs() {
-            let t = optimized::tir::TirFunc::compile(f, &name.name);
+            let t = optimized::tir::TirFunc::compile(f, &name.name, optimized::tir::TirBackend::Native);
             let (p, c) = t.checks_proved().expect("bench PrimFuncs compile");
             println!("{}: {}: {p} of {c} checks proved", path.display(), name.name);
         }
@@ -41,7 +41,7 @@ fn every_corpus_prim_func_compiles_natively() {
         let Ok(m) = spec_model::text::parse_module(&text) else { continue };
         for (name, f) in m.prim_funcs() {
             funcs += 1;
-            let t = optimized::tir::TirFunc::compile(f, &name.name);
+            let t = optimized::tir::TirFunc::compile(f, &name.name, optimized::tir::TirBackend::Native);
             if let Some((p, c)) = t.checks_proved() {
                 proved += p;
                 checks += c;

@@ -161,7 +161,7 @@ fn main() {
         .map(|((c, n), (_, before))| (c, n.saturating_sub(before)))
         .collect();
     for (c, n) in &fired {
-        println!("  {:<28} {n}", c.name());
+        println!("  {:<32} {n}", c.name());
     }
     let count = |which: Counter| fired.iter().find(|(c, _)| *c == which).map_or(0, |(_, n)| *n);
     let (native, interpreted) = (count(Counter::TirNative), count(Counter::TirInterpreted));

@@ -13,7 +13,7 @@ pub mod shape;
 use crate::buffer::{Memory, Pool};
 use crate::error::CompileError;
 use crate::tensor::Tensor;
-use crate::tir::TirFunc;
+use crate::tir::{TirBackend, TirFunc};
 use crate::value::{Closure, Value};
 use func::{Captures, FnLowering};
 use plan::FuncPlan;
@@ -59,7 +59,7 @@ pub(crate) struct Module<'m> {
 
 /// Compiles a well-formed module (normalized or not; the checker's other rules are the
 /// caller's to have run: the engine runs what the checker accepts).
-pub fn compile(m: &IRModule) -> Result<Executable, CompileError> {
+pub fn compile(m: &IRModule, tir_backend: TirBackend) -> Result<Executable, CompileError> {
     let errors: Vec<_> = check_well_formed(m).into_iter().filter(|d| d.is_error()).collect();
     if !errors.is_empty() {
         return Err(CompileError::IllFormed(errors));
@@ -94,7 +94,7 @@ pub fn compile(m: &IRModule) -> Result<Executable, CompileError> {
                 if let Some(AttrValue::Str(sym)) = pf.attrs.get("global_symbol") {
                     tir_symbols.entry(sym.clone()).or_insert(tir.len());
                 }
-                tir.push(TirFunc::compile(pf, &gv.name));
+                tir.push(TirFunc::compile(pf, &gv.name, tir_backend));
                 tir_names.push(gv.name.clone());
                 Value::PrimFunc(tir.len() - 1)
             }

@@ -60,35 +60,44 @@ pub struct TirFunc {
     native: std::result::Result<native::NativeFunc, native::Unsupported>,
     /// Per tensor parameter: every successful run writes each element before reading it.
     overwritten: Box<[bool]>,
+    backend: TirBackend,
 }
 
-/// Whether `RELAX_TIR=interp` asks for the interpreter everywhere (to compare the two
-/// backends, as the benchmarks do).
-fn interpret_only() -> bool {
-    static ONLY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONLY.get_or_init(|| std::env::var("RELAX_TIR").is_ok_and(|v| v == "interp"))
+/// How the engine runs a PrimFunc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TirBackend {
+    /// Native code where the code generator accepts the function, else the interpreter.
+    #[default]
+    Native,
+    /// The interpreter for every function (to compare the two backends: the
+    /// differential tester runs each `call_tir` program both ways).
+    Interpreter,
+}
+
+impl TirBackend {
+    /// The backend `RELAX_TIR` asks for: `interp` for the interpreter, else native.
+    pub fn from_env() -> TirBackend {
+        match std::env::var("RELAX_TIR") {
+            Ok(v) if v == "interp" => TirBackend::Interpreter,
+            _ => TirBackend::Native,
+        }
+    }
 }
 
 impl TirFunc {
-    /// Lowers `f` (OP-call_tir). Never fails: anything malformed becomes a run-time
-    /// `OpError` where the reference interpreter raises one.
-    pub fn compile(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
+    /// Lowers `f` (OP-call_tir) for `backend`. Never fails: anything malformed becomes a
+    /// run-time `OpError` where the reference interpreter raises one.
+    pub fn compile(f: &spec_model::grammar::PrimFunc, name: &str, backend: TirBackend) -> TirFunc {
         let low = lower::lower(f);
-        let native =
-            if interpret_only() { Err(native::Unsupported("RELAX_TIR=interp".into())) } else { native::compile(&low) };
+        let native = match backend {
+            TirBackend::Native => native::compile(&low),
+            TirBackend::Interpreter => Err(native::Unsupported("the interpreter was asked for".into())),
+        };
         if let (Err(why), true) = (&native, std::env::var_os("RELAX_TIR_EXPLAIN").is_some()) {
             eprintln!("PrimFunc `{name}` is interpreted: {}", why.0);
         }
         let overwritten = overwrite::overwritten(&low);
-        TirFunc { name: name.to_string(), low, native, overwritten }
-    }
-
-    /// `f` run by the interpreter only (to compare the two backends).
-    pub fn interpreted(f: &spec_model::grammar::PrimFunc, name: &str) -> TirFunc {
-        let native = Err(native::Unsupported("interpreter requested".into()));
-        let low = lower::lower(f);
-        let overwritten = overwrite::overwritten(&low);
-        TirFunc { name: name.to_string(), low, native, overwritten }
+        TirFunc { name: name.to_string(), low, native, overwritten, backend }
     }
 
     /// Of the bounds, overflow and domain checks native code would make, how many the
@@ -152,7 +161,10 @@ impl TirFunc {
             }
             (m.vars, m.bufs) = (frame.vars, frame.bufs);
         }
-        crate::stats::record(crate::stats::Counter::TirInterpreted);
+        crate::stats::record(match self.backend {
+            TirBackend::Native => crate::stats::Counter::TirInterpreted,
+            TirBackend::Interpreter => crate::stats::Counter::TirInterpretedOnRequest,
+        });
         m.exec_all(&self.low.body).map_err(|e| *e)
     }
 }

@@ -1,7 +1,7 @@
 //! The engine's TIR executor on hand-written PrimFuncs: the reference interpreter's
 //! cases (programs and expected outcomes), plus what only the engine has (memory).
 
-use super::TirFunc;
+use super::{TirBackend, TirFunc};
 use crate::buffer::Memory;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, ErrorKind, Result};
@@ -27,7 +27,7 @@ fn parse(src: &str) -> PrimFunc {
 }
 
 fn prim(src: &str) -> TirFunc {
-    TirFunc::compile(&parse(src), "f")
+    TirFunc::compile(&parse(src), "f", TirBackend::Native)
 }
 
 fn tensor<T: Element>(dtype: DType, shape: &[u64], values: &[T]) -> Rc<Tensor> {
@@ -506,7 +506,7 @@ fn malformed_prim_funcs_are_errors() {
             attrs: Default::default(),
             span: sp,
         };
-        let e = err(run(&TirFunc::compile(&f, "bad"), &[zeros(DType::F32, &[1])], &[]));
+        let e = err(run(&TirFunc::compile(&f, "bad", TirBackend::Native), &[zeros(DType::F32, &[1])], &[]));
         assert_eq!(e.kind, kind, "{e}");
     }
 }

@@ -110,7 +110,7 @@ fn run_both(k: &Kernel, ins: &[NDArray], out: &NDArray, vals: &[i64]) -> (Run, R
         .map(|a| Rc::new(optimized::Tensor::from_ndarray(a, &memory).ok().flatten().expect("converts")))
         .collect();
     let mut f = fuel;
-    let func = optimized::tir::TirFunc::compile(&k.func, "k");
+    let func = optimized::tir::TirFunc::compile(&k.func, "k", optimized::tir::TirBackend::Native);
     let engine = func
         .run(&ts, &scalars, &mut f, SP, &memory)
         .map(|()| ts[ts.len() - 1].to_ndarray().expect("converts back"))

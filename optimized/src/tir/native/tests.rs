@@ -5,7 +5,7 @@
 use crate::buffer::Memory;
 use crate::dtype::DType;
 use crate::tensor::Tensor;
-use crate::tir::TirFunc;
+use crate::tir::{TirBackend, TirFunc};
 use spec_model::Span;
 use std::rc::Rc;
 
@@ -57,9 +57,9 @@ fn copy(t: &Tensor) -> Rc<Tensor> {
 /// parameters take the same tensor: `alias`), with `fuel`, and compares everything.
 fn same(src: &str, tensors: &[Tensor], alias: &[usize], scalars: &[i64], fuel: u64) -> String {
     let f = parse(src);
-    let native = TirFunc::compile(&f, "f");
+    let native = TirFunc::compile(&f, "f", TirBackend::Native);
     assert!(native.interpreted_because().is_none(), "not compiled: {:?}", native.interpreted_because());
-    let interp = TirFunc::interpreted(&f, "f");
+    let interp = TirFunc::compile(&f, "f", TirBackend::Interpreter);
     let mut outs = Vec::new();
     for t in [&native, &interp] {
         let copies: Vec<Rc<Tensor>> = tensors.iter().map(copy).collect();
