@@ -17,7 +17,6 @@ pub mod error;
 pub mod faults;
 pub mod kernels;
 pub mod machine;
-pub mod npy;
 pub mod scalar;
 pub mod stats;
 pub mod tensor;
