@@ -174,6 +174,7 @@ impl<'a> Gen<'a, '_> {
         let s = match dtype {
             d if d.is_bool() => Scalar::Bool(k != 0),
             d if d.is_float() => Scalar::Float(k as f64),
+            d if d.is_uint() => Scalar::Int(k.unsigned_abs().into()),
             _ => Scalar::Int(k as i128),
         };
         constant_expr(dtype, shape, &vec![s; n as usize])

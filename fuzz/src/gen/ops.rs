@@ -123,6 +123,8 @@ impl<'a> Gen<'a, '_> {
                 let (ok, default): (fn(DataType) -> bool, DataType) = match this {
                     Op::LogicalAnd | Op::LogicalOr => (boolean, DataType::BOOL),
                     _ if risky && !self.chance(1, 8) => (float, DataType::FLOAT32),
+                    // Bool arithmetic is defined too (`True ** False`, `True + True`), rarely written.
+                    _ if self.chance(1, 10) => (any, DataType::FLOAT32),
                     _ => (num, DataType::FLOAT32),
                 };
                 let (a, ad, dt) = self.operand(sc, ok, default, 0);
@@ -171,10 +173,19 @@ impl<'a> Gen<'a, '_> {
             Op::Astype => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::INT32, 0);
                 // Floats convert only to floats: NaN or a huge value has no integer.
+                // The narrow dtypes (float16, int8, uint8) enter Relax programs only here.
                 let to = if dt.is_float() {
-                    self.choose(&[DataType::FLOAT32, DataType::float(64)])?
+                    self.choose(&[DataType::FLOAT32, DataType::float(64), DataType::float(16)])?
                 } else {
-                    self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?
+                    self.choose(&[
+                        DataType::FLOAT32,
+                        DataType::INT32,
+                        DataType::INT64,
+                        DataType::BOOL,
+                        DataType::float(16),
+                        DataType::int(8),
+                        DataType::uint(8),
+                    ])?
                 };
                 (op(vec![x], dtype_attr("dtype", to)), Ty::tensor(xd, to))
             }
@@ -194,7 +205,8 @@ impl<'a> Gen<'a, '_> {
                 (op(vec![x, y], attrs), Ty::tensor(out, dt))
             }
             Op::Sum | Op::Mean | Op::Max | Op::Min => {
-                let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 0);
+                let ok = if self.chance(1, 10) { any } else { num };
+                let (x, xd, dt) = self.operand(sc, ok, DataType::FLOAT32, 0);
                 let r = xd.len();
                 let axes: Option<Vec<usize>> = match self.pick(3) {
                     _ if r == 0 => None,

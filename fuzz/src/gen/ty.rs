@@ -225,6 +225,8 @@ pub fn scalar_for(dtype: DataType, k: i64) -> spec_model::grammar::Scalar {
         Scalar::Bool(k % 2 != 0)
     } else if dtype.is_float() {
         Scalar::Float(k as f64 / 2.0)
+    } else if dtype.is_uint() {
+        Scalar::Int(k.unsigned_abs().into())
     } else {
         Scalar::Int(k as i128)
     }
