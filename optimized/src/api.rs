@@ -50,6 +50,8 @@ pub struct Outcome {
     pub fuel_used: u64,
     /// The most bytes of tensors held at once.
     pub peak_memory: usize,
+    /// The bytes of the largest tensor allocated.
+    pub largest_tensor_bytes: usize,
 }
 
 impl Executable {
@@ -71,7 +73,13 @@ impl Executable {
         let mut run = Run::new(self, limits);
         let f = run.global(entry).ok_or_else(|| CompileError::NoSuchFunction(entry.to_string()))?;
         let result = run.call(&f, args.to_vec(), Span::SYNTHETIC);
-        Ok(Outcome { result, printed: run.printed, fuel_used: limits.fuel - run.fuel, peak_memory: run.memory.peak() })
+        Ok(Outcome {
+            result,
+            printed: run.printed,
+            fuel_used: limits.fuel - run.fuel,
+            peak_memory: run.memory.peak(),
+            largest_tensor_bytes: run.memory.largest(),
+        })
     }
 }
 

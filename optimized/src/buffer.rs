@@ -100,6 +100,8 @@ pub struct Memory {
     limit: usize,
     live: Cell<usize>,
     peak: Cell<usize>,
+    /// The bytes of the largest single buffer allocated.
+    largest: Cell<usize>,
     pool: Rc<Pool>,
     /// Fill every buffer allocated for overwriting with [`SCRIBBLE`] bytes.
     scribble: Cell<bool>,
@@ -117,7 +119,14 @@ impl Memory {
 
     /// A budget whose dead buffers go to (and come from) `pool`, which may outlive it.
     pub fn with_pool(limit: usize, pool: Rc<Pool>) -> Rc<Memory> {
-        Rc::new(Memory { limit, live: Cell::new(0), peak: Cell::new(0), pool, scribble: Cell::new(false) })
+        Rc::new(Memory {
+            limit,
+            live: Cell::new(0),
+            peak: Cell::new(0),
+            largest: Cell::new(0),
+            pool,
+            scribble: Cell::new(false),
+        })
     }
 
     /// From now on, fill each buffer allocated for overwriting with [`SCRIBBLE`] (the
@@ -134,6 +143,12 @@ impl Memory {
     /// The most bytes held at once.
     pub fn peak(&self) -> usize {
         self.peak.get()
+    }
+
+    /// The bytes of the largest single tensor buffer allocated (bounds the length of any
+    /// sum a kernel computed, which is what a reassociated sum's error grows with).
+    pub fn largest(&self) -> usize {
+        self.largest.get()
     }
 
     pub fn limit(&self) -> usize {
@@ -221,6 +236,7 @@ impl Buffer {
         }
         memory.live.set(total);
         memory.peak.set(memory.peak.get().max(total));
+        memory.largest.set(memory.largest.get().max(bytes));
         Ok(Buffer { lines, bytes, memory: memory.clone() })
     }
 

@@ -192,7 +192,15 @@ impl<'a> Gen<'a, '_> {
             Op::Matmul => {
                 let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 1);
                 let k = xd[xd.len() - 1].clone();
-                let yd = if self.chance(1, 3) { vec![k] } else { vec![k, self.new_dim(sc)] };
+                let yd = if self.chance(1, 3) {
+                    vec![k]
+                } else if self.cfg.large_tensors && self.chance(1, 3) {
+                    // Wide enough (two 16-column blocks or more) for the product to split
+                    // its columns across threads.
+                    vec![k, Dim::lit(self.range(32, 80))]
+                } else {
+                    vec![k, self.new_dim(sc)]
+                };
                 let mut out: Vec<Dim> = if xd.len() >= 2 { xd[..xd.len() - 1].to_vec() } else { Vec::new() };
                 if yd.len() == 2 {
                     out.push(yd[1].clone());

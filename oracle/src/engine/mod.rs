@@ -30,6 +30,8 @@ pub struct Outcome {
     /// The value as the engine prints it (an `.rx` literal).
     pub shown: Option<String>,
     pub printed: Vec<String>,
+    /// The bytes of the largest tensor the run allocated.
+    pub largest_tensor_bytes: usize,
 }
 
 /// An engine error as the oracle's (the kinds have the same names).
@@ -71,7 +73,7 @@ pub fn run(m: &IRModule, entry: &str, args: &[Value], limits: optimized::Limits)
         Ok(v) => Ok(convert::to_oracle(v).unwrap_or_else(|| Value::Object(shown.clone().unwrap_or_default().into()))),
         Err(e) => Err(runtime_error(e)),
     };
-    Ok(Outcome { result, shown, printed: o.printed })
+    Ok(Outcome { result, shown, printed: o.printed, largest_tensor_bytes: o.largest_tensor_bytes })
 }
 
 /// The engine's limits matching the oracle's.
@@ -106,15 +108,18 @@ pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKi
 }
 
 /// Runs `call` (an `.rx` call of a global) on `m` in both engines and compares the
-/// outcomes (`compare`), the tolerance scaled by the largest tensor involved.
+/// outcomes (`compare`), the tolerance scaled by the largest tensor involved (or made).
 pub fn compare_call(m: &IRModule, call: &str, limits: Limits) -> Result<compare::Verdict, String> {
     let (entry, args) = call_parts(m, call)?;
     let mut mach = Machine::new(m, limits);
     let f = mach.global(&entry).cloned().ok_or_else(|| format!("no function `{entry}`"))?;
     let copies = args.iter().map(deep_copy).collect();
     let oracle = mach.apply(&f, copies, spec_model::Span::SYNTHETIC).map_err(|e| e.kind);
-    let engine = run(m, &entry, &args, self::limits(limits))?.result.map_err(|e| e.kind);
+    let ran = run(m, &entry, &args, self::limits(limits))?;
+    let engine = ran.result.map_err(|e| e.kind);
+    // A sum over an intermediate tensor is reassociated too: its bytes bound its length.
     let elements = args.iter().chain(oracle.iter()).chain(engine.iter()).map(largest_tensor).max().unwrap_or(0);
+    let elements = elements.max(ran.largest_tensor_bytes);
     Ok(compare::compare(&oracle, &engine, compare::Tolerance::for_elements(elements)))
 }
 
