@@ -125,6 +125,16 @@ impl<'a> Gen<'a, '_> {
         }
     }
 
+    /// A dimension of a large tensor: mostly a few hundred, sometimes longer than the
+    /// 4096-element chunks kernels work in (a row then spans several chunks).
+    pub fn large_dim(&mut self) -> i64 {
+        if self.chance(1, 10) {
+            self.range(4097, 6000)
+        } else {
+            self.range(17, 300)
+        }
+    }
+
     /// New dimensions over the shape variables in scope (each at least 1), within the
     /// element limit.
     pub fn new_dims(&mut self, sc: &Scope, rank: usize) -> Vec<Dim> {
@@ -141,7 +151,7 @@ impl<'a> Gen<'a, '_> {
 
     pub fn new_dim(&mut self, sc: &Scope) -> Dim {
         if self.cfg.large_tensors && self.chance(1, 3) {
-            return Dim::lit(self.range(17, 300));
+            return Dim::lit(self.large_dim());
         }
         let vars = sc.shape_vars.clone();
         let var = match self.choose(&vars) {

@@ -53,7 +53,7 @@ impl<'a> Gen<'a, '_> {
                             _ => Dim::var(&PrimVar::shape_var(self.name(prefix)), self.cfg.max_dim),
                         }
                     }
-                    _ if self.cfg.large_tensors && self.chance(1, 3) => Dim::lit(self.range(17, 300)),
+                    _ if self.cfg.large_tensors && self.chance(1, 3) => Dim::lit(self.large_dim()),
                     _ => Dim::lit(self.range(1, self.cfg.max_dim.min(3))),
                 };
                 if Ty::elems(&dims).saturating_mul(d.hi as u64) > self.cfg.max_tensor_elems {
