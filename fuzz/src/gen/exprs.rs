@@ -158,8 +158,21 @@ impl<'a> Gen<'a, '_> {
             Some((v, hi)) if self.cfg.features.symbolic => Dim::var(&v, hi),
             _ => return Dim::lit(self.range(1, 3)),
         };
-        match self.pick(7) {
+        match self.pick(8) {
             0 => Dim::lit(self.range(1, 3)),
+            // Negative intermediates: floor division and modulus round toward -inf
+            // (`(n - 3) // 2 + 2` and `(n - 3) % 3 + 1` are at least 1 for n >= 1).
+            7 if self.chance(1, 2) => {
+                let minus = Dim::binary(PrimBinOp::Sub, &var, &Dim::lit(3));
+                let q = Dim::binary(PrimBinOp::FloorDiv, &minus, &Dim::lit(2));
+                Dim::binary(PrimBinOp::Add, &q, &Dim::lit(2))
+            }
+            7 => {
+                let minus = Dim::binary(PrimBinOp::Sub, &var, &Dim::lit(3));
+                let r = Dim::binary(PrimBinOp::FloorMod, &minus, &Dim::lit(3));
+                let d = Dim::binary(PrimBinOp::Add, &r, &Dim::lit(1));
+                Dim { hi: d.hi.max(3), ..d }
+            }
             1 | 2 => var,
             3 => Dim::binary(PrimBinOp::Add, &var, &Dim::lit(self.range(1, 2))),
             4 => Dim::binary(PrimBinOp::Mul, &var, &Dim::lit(2)),
@@ -196,7 +209,10 @@ impl<'a> Gen<'a, '_> {
 
     fn prim_literal(&mut self, dtype: DataType) -> Expr {
         let kind = if dtype.is_float() {
-            PrimExprKind::FloatImm { value: FloatLit(self.range(-8, 8) as f64 / 4.0), dtype }
+            // Tenths are not exact in binary: the literal is rounded to its dtype.
+            let value =
+                if self.chance(1, 2) { self.range(-8, 8) as f64 / 4.0 } else { self.range(-30, 30) as f64 / 10.0 };
+            PrimExprKind::FloatImm { value: FloatLit(value), dtype }
         } else if dtype.is_bool() {
             PrimExprKind::IntImm { value: self.range(0, 1), dtype }
         } else {
@@ -209,7 +225,12 @@ impl<'a> Gen<'a, '_> {
     fn prim_value(&mut self) -> (Expr, Ty) {
         match self.pick(5) {
             0 => (self.prim_literal(DataType::INT64), Ty::Prim(DataType::INT64)),
-            1 => (self.prim_literal(DataType::FLOAT32), Ty::Prim(DataType::FLOAT32)),
+            1 => {
+                let d = self
+                    .choose(&[DataType::FLOAT32, DataType::float(16), DataType::float(64)])
+                    .unwrap_or(DataType::FLOAT32);
+                (self.prim_literal(d), Ty::Prim(d))
+            }
             2 => (self.prim_literal(DataType::BOOL), Ty::Prim(DataType::BOOL)),
             3 => (Expr::new(ExprKind::StringImm(format!("str{}", self.pick(100))), S), Ty::Object),
             _ => (Expr::new(ExprKind::DataTypeImm(DataType::FLOAT32), S), Ty::Object),
