@@ -7,7 +7,8 @@
 //! * `corpus`: every `run:` line of the corpus, in the optimized engine, against the
 //!   file's expected outcome (what `oracle test --engine optimized` checks);
 //! * `generator`: generated programs (`fuzz-smoke`'s seeds, half of them with large
-//!   tensors and long elementwise chains), the engine against the oracle;
+//!   tensors and long elementwise chains), the engine against the oracle (with its TIR
+//!   compiled to native code, which must cover every generated kernel, and interpreted);
 //! * `both` (the default): the two.
 //!
 //! `MUTATION_SEEDS` sets how many programs the generator half runs (default 3000).
@@ -70,7 +71,14 @@ fn generated_programs_agree_with_the_oracle() {
             // The oracle's outcome; a program the oracle itself rejects is the
             // generator's business, not the engine's.
             let Ok((outcome, _)) = check_eval(&m) else { return Ok(()) };
-            check_engine(&m, &outcome).map(|_| ()).map_err(|v| format!("{}: {}", v.invariant, v.detail))
+            check_engine(&m, &outcome).map_err(|v| format!("{}: {}", v.invariant, v.detail))?;
+            // fuzz-smoke's other demand: every generated kernel compiles to native code.
+            let exe =
+                optimized::Engine::compile_with(&m.ir, optimized::TirBackend::Native).map_err(|e| e.to_string())?;
+            match exe.interpreted_prim_funcs().first() {
+                Some((name, why)) => Err(format!("PrimFunc `{name}` falls back to the interpreter: {why}")),
+                None => Ok(()),
+            }
         }));
         match verdict {
             Ok(Ok(())) => {}

@@ -109,6 +109,11 @@ impl TirFunc {
         })
     }
 
+    /// The backend this function was compiled for.
+    pub fn backend(&self) -> TirBackend {
+        self.backend
+    }
+
     /// Why this function is interpreted, if it is.
     pub fn interpreted_because(&self) -> Option<&str> {
         self.native.as_ref().err().map(|u| u.0.as_str())
