@@ -68,7 +68,8 @@ pub fn gen_prim_func(
 /// As [`gen_prim_func`]; with `partial`, the main nest leaves some of the output
 /// unwritten (it keeps the zeros `call_tir` allocated, C-9): one loop starts at 1, or
 /// `T.where` skips the last index or the odd ones of one axis. On the reduce axis, a
-/// loop from 1 never runs `T.init()`, so the update reads those zeros. An engine that
+/// loop from 1 never runs `T.init()`, so the update reads those zeros; elsewhere the
+/// store may add to the element it overwrites (`Y[i] = Y[i] + e`). An engine that
 /// skips zero-filling an output must prove the kernel writes all of it.
 pub fn gen_kernel(
     u: &mut Unstructured,
@@ -128,12 +129,15 @@ pub fn gen_kernel(
         g.leaves.push(Leaf::load(&tmp, &idx, iv));
     }
     let write = vec![point(&out, out_idx)];
-    let (mut skip_first, mut predicate) = (None, None);
+    let (mut skip_first, mut predicate, mut accumulate) = (None, None, false);
     if partial && rank > 0 {
         let p = g.pick(rank);
         let (v, d, dt) = (var(&ivs[p].var), var(&dims[p]), dims[p].dtype());
-        match g.pick(3) {
+        match g.pick(4) {
             0 => skip_first = Some(p),
+            // Every element written, but only after its zero is read.
+            3 if !reduce => accumulate = true,
+            3 => skip_first = Some(p),
             1 => predicate = Some(bin(PrimBinOp::Lt, v, bin(PrimBinOp::Sub, d, int_lit(1, dt)))),
             _ => {
                 let odd = bin(PrimBinOp::FloorMod, v, int_lit(2, dt));
@@ -156,8 +160,17 @@ pub fn gen_kernel(
         Block { init: Some(vec![init]), ..block("reduce", ivs, reads, write, vec![update]) }
     } else {
         let ex = g.expr(out_dtype, MAX_DEPTH);
-        let store = stmt(StmtKind::BufferStore { buffer: out.clone(), indices: out_idx.to_vec(), value: ex.e });
-        let reads = g.take_reads();
+        let value = if accumulate {
+            let op = if out_dtype.is_bool() { PrimBinOp::Or } else { PrimBinOp::Add };
+            bin(op, load(&out, out_idx), ex.e)
+        } else {
+            ex.e
+        };
+        let store = stmt(StmtKind::BufferStore { buffer: out.clone(), indices: out_idx.to_vec(), value });
+        let mut reads = g.take_reads();
+        if accumulate {
+            reads.push(point(&out, out_idx));
+        }
         block("compute", ivs, reads, write, vec![store])
     };
     if g.coin(1, 4) {
