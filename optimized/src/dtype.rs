@@ -95,11 +95,6 @@ impl DType {
         self == DType::Bool
     }
 
-    /// A signed or unsigned integer type (not bool).
-    pub fn is_int(self) -> bool {
-        !self.is_float() && !self.is_bool()
-    }
-
     pub fn is_signed(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }
