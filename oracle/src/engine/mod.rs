@@ -88,8 +88,11 @@ pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKi
         let m = crate::eval::run::prepare(name, src).map_err(|e| format!("the program is refused:\n{e}"))?;
         let (entry, args) = call_parts(&m, call)?;
         // Buffers a kernel promises to overwrite start as 0xFF bytes, so one it leaves
-        // partly unwritten cannot pass on a pooled zero.
-        let limits = optimized::Limits { scribble: true, ..optimized::Limits::default() };
+        // partly unwritten cannot pass on a pooled zero; kernels split across two threads
+        // from 64 output elements on (as in the fuzz invariants), so that the corpus's
+        // small tensors cross the splitting code too.
+        let limits =
+            optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
         let got = run(&m, &entry, &args, limits)?.result;
         match (got, expect) {
             (Ok(v), Ok(want)) => {
