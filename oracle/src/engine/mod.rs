@@ -91,8 +91,7 @@ pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKi
         // partly unwritten cannot pass on a pooled zero; kernels split across two threads
         // from 64 output elements on (as in the fuzz invariants), so that the corpus's
         // small tensors cross the splitting code too.
-        let limits =
-            optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
+        let limits = optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
         let got = run(&m, &entry, &args, limits)?.result;
         match (got, expect) {
             (Ok(v), Ok(want)) => {

@@ -128,7 +128,6 @@ pub fn isa() -> Isa {
 
 /// Runs `f` with the kernels it starts on this thread using `isa`, lowered to what the
 /// CPU has (tests run every path in one process this way).
-#[cfg(test)]
 pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<Isa>);
     impl Drop for Restore {
@@ -141,7 +140,6 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> R {
 }
 
 /// The instruction sets this CPU can run, best first (always ending with `Portable`).
-#[cfg(test)]
 pub fn available() -> Vec<Isa> {
     [Isa::Avx512, Isa::Avx2, Isa::Portable].into_iter().filter(|i| i.rank() <= detected().rank()).collect()
 }
