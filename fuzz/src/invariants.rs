@@ -71,17 +71,24 @@ pub fn check_program(m: &Module) -> Result<Checked, Violation> {
 /// reordered reduction) and the same printed lines, or the same error kind; a run that
 /// exhausts a resource is poisoned, not compared.
 pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> {
-    let verdict = check_engine_with(m, oracle, TirBackend::Native)?;
+    // What the oracle printed, computed once for both backends, and only if needed.
+    let oracle_printed = std::cell::OnceCell::new();
+    let verdict = check_engine_with(m, oracle, &oracle_printed, TirBackend::Native)?;
     // A program calling PrimFuncs runs again with the engine's TIR interpreter, so that
     // both of its backends are judged (native code is the default, so the interpreter
     // would otherwise run only what the code generator declines).
     if m.ir.functions.iter().any(|(_, f)| matches!(f, BaseFunc::Tir(_))) {
-        check_engine_with(m, oracle, TirBackend::Interpreter)?;
+        check_engine_with(m, oracle, &oracle_printed, TirBackend::Interpreter)?;
     }
     Ok(verdict)
 }
 
-fn check_engine_with(m: &Module, oracle: &Outcome, tir: TirBackend) -> Result<Verdict, Violation> {
+fn check_engine_with(
+    m: &Module,
+    oracle: &Outcome,
+    oracle_printed: &std::cell::OnceCell<Vec<String>>,
+    tir: TirBackend,
+) -> Result<Verdict, Violation> {
     let native = tir == TirBackend::Native;
     let (runs, values, printed_output) = if native {
         (
@@ -110,8 +117,8 @@ fn check_engine_with(m: &Module, oracle: &Outcome, tir: TirBackend) -> Result<Ve
         return Err(violation(values, detail));
     }
     if verdict == Verdict::Agree {
-        let (_, oracle_printed) = run_printed(&m.ir, &m.entry, &m.inputs);
-        if !oracle::engine::compare::printed_agree(&oracle_printed, &printed, Tolerance::for_elements(elements)) {
+        let oracle_printed = oracle_printed.get_or_init(|| run_printed(&m.ir, &m.entry, &m.inputs).1);
+        if !oracle::engine::compare::printed_agree(oracle_printed, &printed, Tolerance::for_elements(elements)) {
             let detail = format!("printed {oracle_printed:?} vs {printed:?}");
             return Err(violation(printed_output, detail));
         }
