@@ -62,7 +62,7 @@ pub fn check_program(m: &Module) -> Result<Checked, Violation> {
     if let Err(e) = same_outcome(&outcome, &outcome_n) {
         return Err(violation("diff_exec: as written vs normalized", e));
     }
-    let engine = check_engine(m, &outcome)?;
+    let engine = check_engine(m, &outcome)?.verdict;
     Ok(Checked { outcome, fired, normalized, engine })
 }
 
@@ -70,17 +70,26 @@ pub fn check_program(m: &Module) -> Result<Checked, Violation> {
 /// (`oracle::engine::compare`): the same value (floats within the tolerance of a
 /// reordered reduction) and the same printed lines, or the same error kind; a run that
 /// exhausts a resource is poisoned, not compared.
-pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<Verdict, Violation> {
+pub fn check_engine(m: &Module, oracle: &Outcome) -> Result<EngineCheck, Violation> {
     // What the oracle printed, computed once for both backends, and only if needed.
     let oracle_printed = std::cell::OnceCell::new();
-    let verdict = check_engine_with(m, oracle, &oracle_printed, TirBackend::Native)?;
+    let native = check_engine_with(m, oracle, &oracle_printed, TirBackend::Native)?;
     // A program calling PrimFuncs runs again with the engine's TIR interpreter, so that
     // both of its backends are judged (native code is the default, so the interpreter
     // would otherwise run only what the code generator declines).
     if m.ir.functions.iter().any(|(_, f)| matches!(f, BaseFunc::Tir(_))) {
         check_engine_with(m, oracle, &oracle_printed, TirBackend::Interpreter)?;
     }
-    Ok(verdict)
+    Ok(native)
+}
+
+/// What [`check_engine`] found besides agreement.
+pub struct EngineCheck {
+    /// Agreement, or a resource ran out (poisoned).
+    pub verdict: Verdict,
+    /// The PrimFuncs native code was asked for but the code generator declined, with
+    /// why (fuzz-smoke and the mutation gate want none).
+    pub interpreted: Vec<(String, String)>,
 }
 
 fn check_engine_with(
@@ -88,7 +97,7 @@ fn check_engine_with(
     oracle: &Outcome,
     oracle_printed: &std::cell::OnceCell<Vec<String>>,
     tir: TirBackend,
-) -> Result<Verdict, Violation> {
+) -> Result<EngineCheck, Violation> {
     let native = tir == TirBackend::Native;
     let (runs, values, printed_output) = if native {
         (
@@ -103,34 +112,48 @@ fn check_engine_with(
             "diff_exec: oracle vs optimized engine (TIR interpreted, printed output)",
         )
     };
-    let (engine, printed, error, largest_bytes) = run_engine(m, tir).map_err(|e| violation(runs, e))?;
+    let run = run_engine(m, tir).map_err(|e| violation(runs, e))?;
+    let engine = run.outcome;
     // Sums over an intermediate tensor (a reduction whose result is printed, or feeds a
     // small result) are reassociated too: the tolerance grows with the largest tensor
     // the run made, which its byte count bounds.
-    let mut elements = m.inputs.iter().map(|a| a.data.len()).max().unwrap_or(0).max(largest_bytes);
+    let mut elements = m.inputs.iter().map(|a| a.data.len()).max().unwrap_or(0).max(run.largest_tensor_bytes);
     for o in [oracle, &engine].into_iter().flatten() {
         elements = elements.max(largest_tensor(o));
     }
     let verdict = compare(oracle, &engine, Tolerance::for_elements(elements));
     if let Verdict::Differ(why) = &verdict {
-        let detail = format!("{why}: oracle {}, engine {}", show(oracle), error.unwrap_or_else(|| show(&engine)));
+        let detail = format!("{why}: oracle {}, engine {}", show(oracle), run.error.unwrap_or_else(|| show(&engine)));
         return Err(violation(values, detail));
     }
     if verdict == Verdict::Agree {
         let oracle_printed = oracle_printed.get_or_init(|| run_printed(&m.ir, &m.entry, &m.inputs).1);
-        if !oracle::engine::compare::printed_agree(oracle_printed, &printed, Tolerance::for_elements(elements)) {
-            let detail = format!("printed {oracle_printed:?} vs {printed:?}");
+        if !oracle::engine::compare::printed_agree(oracle_printed, &run.printed, Tolerance::for_elements(elements)) {
+            let detail = format!("printed {oracle_printed:?} vs {:?}", run.printed);
             return Err(violation(printed_output, detail));
         }
     }
-    Ok(verdict)
+    Ok(EngineCheck { verdict, interpreted: run.interpreted })
 }
 
-/// Runs `entry` on the inputs in the optimized engine: the outcome (as the oracle's
-/// values), what it printed, and its error in full.
-/// Also the bytes of the largest tensor it allocated.
-pub fn run_engine(m: &Module, tir: TirBackend) -> Result<(Outcome, Vec<String>, Option<String>, usize), String> {
+/// One run in the optimized engine.
+pub struct EngineRun {
+    /// The outcome, as the oracle's values.
+    pub outcome: Outcome,
+    pub printed: Vec<String>,
+    /// The error in full.
+    pub error: Option<String>,
+    /// The bytes of the largest tensor it allocated.
+    pub largest_tensor_bytes: usize,
+    /// PrimFuncs interpreted although native code was asked for, and why.
+    pub interpreted: Vec<(String, String)>,
+}
+
+/// Runs `entry` on the inputs in the optimized engine, its PrimFuncs on `tir`.
+pub fn run_engine(m: &Module, tir: TirBackend) -> Result<EngineRun, String> {
     let exe = optimized::Engine::compile_with(&m.ir, tir).map_err(|e| e.to_string())?;
+    let interpreted =
+        exe.interpreted_prim_funcs().into_iter().map(|(name, why)| (name.to_string(), why.to_string())).collect();
     let memory = optimized::Memory::new(usize::MAX);
     let args = m
         .inputs
@@ -149,7 +172,13 @@ pub fn run_engine(m: &Module, tir: TirBackend) -> Result<(Outcome, Vec<String>, 
             .unwrap_or_else(|| Value::Object(optimized::machine::print::print_value(&exe, v).into()))),
         Err(e) => Err(oracle::engine::runtime_error(e).kind),
     };
-    Ok((outcome, o.printed, o.result.err().map(|e| e.to_string()), o.largest_tensor_bytes))
+    Ok(EngineRun {
+        outcome,
+        printed: o.printed,
+        error: o.result.err().map(|e| e.to_string()),
+        largest_tensor_bytes: o.largest_tensor_bytes,
+        interpreted,
+    })
 }
 
 fn errors(ds: Vec<spec_model::diagnostic::Diagnostic>) -> Vec<String> {

@@ -555,7 +555,16 @@ fn main() -> ExitCode {
                 }
             };
             let options = oracle::corpus::RunOptions { bless, engine };
-            let reports: Vec<_> = files.iter().map(|f| run_file_with(f, options)).collect();
+            // One evaluation thread for every file, so that one prover (and its cache)
+            // serves them all.
+            let all = || files.iter().map(|f| run_file_with(f, options)).collect::<Vec<_>>();
+            let reports = match oracle::eval::run::on_big_stack(all) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             print!("{}", report::render(&reports, rules, engine));
             if report::any_failed(&reports) {
                 ExitCode::FAILURE

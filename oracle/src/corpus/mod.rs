@@ -9,7 +9,7 @@ pub use metadata::{parse_metadata, Expectation, Metadata};
 
 use crate::check::{check_module, sinfo_of};
 use crate::engine::Engine;
-use crate::eval::run::check_run;
+use crate::eval::run::{check_run, on_big_stack, prepare};
 use crate::eval::ErrorKind;
 use spec_model::diagnostic::{line_col, Diagnostic};
 use spec_model::grammar::IRModule;
@@ -171,9 +171,11 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
 
 /// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
 /// `engine`: pass when each passes; the tally counts each engine's passes.
+/// The file's module, parsed and checked once for all its `run:` lines (and both engines).
+type Prepared = std::cell::OnceCell<Result<IRModule, String>>;
+
 fn run_line(
-    file_name: &str,
-    src: &str,
+    (file_name, src, prepared): (&str, &str, &Prepared),
     call: &str,
     expect: Result<&str, ErrorKind>,
     tol: f64,
@@ -181,9 +183,10 @@ fn run_line(
     report: &mut FileReport,
 ) -> Status {
     report.runs.lines += 1;
+    let prepared = prepared.get_or_init(|| prepare(file_name, src));
     let mut failures = Vec::new();
     if engine != Engine::Optimized {
-        let (status, trace) = check_run(file_name, src, call, expect, tol);
+        let (status, trace) = check_run(prepared, call, expect, tol);
         report.fired.extend(trace);
         match status {
             Ok(()) => report.runs.oracle += 1,
@@ -191,7 +194,7 @@ fn run_line(
         }
     }
     if engine != Engine::Oracle {
-        match crate::engine::check_run(file_name, src, call, expect, tol) {
+        match crate::engine::check_run(prepared, call, expect, tol) {
             Ok(()) => report.runs.optimized += 1,
             Err(why) => failures.push(format!("optimized engine: {why}")),
         }
@@ -205,6 +208,19 @@ fn run_line(
 
 /// Runs one corpus file; with `bless`, stores the outputs of `expect: normal-form`.
 pub fn run_file_with(path: &Path, options: RunOptions) -> FileReport {
+    // One thread with a big stack per file (evaluation and checking recurse with the
+    // program), so that its checks share one prover, and its cache, too.
+    on_big_stack(|| run_file_here(path, options)).unwrap_or_else(|e| FileReport {
+        path: path.to_path_buf(),
+        rules: Vec::new(),
+        status: Status::Fail(e),
+        expectations: Vec::new(),
+        fired: Vec::new(),
+        runs: RunTally::default(),
+    })
+}
+
+fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
     let bless = options.bless;
     let mut report = FileReport {
         path: path.to_path_buf(),
@@ -231,6 +247,7 @@ pub fn run_file_with(path: &Path, options: RunOptions) -> FileReport {
     report.rules = md.rules.clone();
     let file_name = path.display().to_string();
     let parsed = parse_module(&src);
+    let prepared = Prepared::new();
     let tol = md.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     for exp in &md.expectations {
         let status = match (exp, &parsed) {
@@ -301,14 +318,14 @@ pub fn run_file_with(path: &Path, options: RunOptions) -> FileReport {
                         "`expect: error Crash`: a checked program never crashes; Crash is a bug, never an expectation"
                             .into(),
                     ),
-                    Some(k) => run_line(&file_name, &src, call, Err(k), tol, options.engine, &mut report),
+                    Some(k) => run_line((&file_name, &src, &prepared), call, Err(k), tol, options.engine, &mut report),
                     None => Status::Fail(format!(
                         "`expect: error {kind}`: not an error kind ({})",
                         ErrorKind::ALL.map(|k| k.name()).join(", ")
                     )),
                 },
                 Expectation::RunValue { call, value } => {
-                    run_line(&file_name, &src, call, Ok(value), tol, options.engine, &mut report)
+                    run_line((&file_name, &src, &prepared), call, Ok(value), tol, options.engine, &mut report)
                 }
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },

@@ -81,32 +81,36 @@ pub fn limits(l: Limits) -> optimized::Limits {
     optimized::Limits { fuel: l.fuel, max_depth: l.max_depth, ..optimized::Limits::default() }
 }
 
-/// What a corpus `run:`/`expect:` pair finds in the optimized engine: `Ok(())` or why
-/// not. The expected value is evaluated by the oracle (it is a literal).
-pub fn check_run(name: &str, src: &str, call: &str, expect: Result<&str, ErrorKind>, tol: f64) -> Result<(), String> {
-    crate::eval::run::on_big_stack(|| {
-        let m = crate::eval::run::prepare(name, src).map_err(|e| format!("the program is refused:\n{e}"))?;
-        let (entry, args) = call_parts(&m, call)?;
-        // Buffers a kernel promises to overwrite start as 0xFF bytes, so one it leaves
-        // partly unwritten cannot pass on a pooled zero; kernels split across two threads
-        // from 64 output elements on (as in the fuzz invariants), so that the corpus's
-        // small tensors cross the splitting code too.
-        let limits = optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
-        let got = run(&m, &entry, &args, limits)?.result;
-        match (got, expect) {
-            (Ok(v), Ok(want)) => {
-                let mut mach = Machine::new(&m, Limits::default());
-                match crate::eval::run::eval_text(&mut mach, want)? {
-                    Ok(w) if crate::eval::literal::values_equal(&v, &w, tol) => Ok(()),
-                    Ok(w) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
-                    Err(e) => Err(format!("the expected value does not evaluate: {e}")),
-                }
+/// What a corpus `run:`/`expect:` pair finds in the optimized engine on `prepared`
+/// (the file's checked module, or why it is refused): `Ok(())` or why not. The
+/// expected value is evaluated by the oracle (it is a literal).
+pub fn check_run(
+    prepared: &Result<IRModule, String>,
+    call: &str,
+    expect: Result<&str, ErrorKind>,
+    tol: f64,
+) -> Result<(), String> {
+    let m = prepared.as_ref().map_err(|e| format!("the program is refused:\n{e}"))?;
+    let (entry, args) = call_parts(m, call)?;
+    // Buffers a kernel promises to overwrite start as 0xFF bytes, so one it leaves
+    // partly unwritten cannot pass on a pooled zero; kernels split across two threads
+    // from 64 output elements on (as in the fuzz invariants), so that the corpus's
+    // small tensors cross the splitting code too.
+    let limits = optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
+    let got = run(m, &entry, &args, limits)?.result;
+    match (got, expect) {
+        (Ok(v), Ok(want)) => {
+            let mut mach = Machine::new(m, Limits::default());
+            match crate::eval::run::eval_text(&mut mach, want)? {
+                Ok(w) if crate::eval::literal::values_equal(&v, &w, tol) => Ok(()),
+                Ok(w) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
+                Err(e) => Err(format!("the expected value does not evaluate: {e}")),
             }
-            (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
-            (Err(e), Err(kind)) if e.kind == kind => Ok(()),
-            (Err(e), _) => Err(format!("unexpected {e}")),
         }
-    })?
+        (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
+        (Err(e), Err(kind)) if e.kind == kind => Ok(()),
+        (Err(e), _) => Err(format!("unexpected {e}")),
+    }
 }
 
 /// Runs `call` (an `.rx` call of a global) on `m` in both engines and compares the

@@ -17,12 +17,28 @@ const STACK_BYTES: usize = 1 << 29;
 /// The largest call depth allowed (fits [`STACK_BYTES`] with a wide margin).
 pub const MAX_DEPTH: usize = 10_000;
 
+thread_local! {
+    /// On an evaluation thread: the address of a local near the base of its stack.
+    static BIG_STACK_BASE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
 /// Runs `f` on a thread with a large stack (an error if the system refuses the thread).
+/// Already on such a thread, with most of its stack unused, `f` runs there: nested
+/// runs (a corpus file's checks and `run:` lines) share the thread's prover and cache.
 pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, String> {
+    let here = 0u8;
+    let here = std::ptr::addr_of!(here) as usize;
+    if BIG_STACK_BASE.get().is_some_and(|base| base.abs_diff(here) < STACK_BYTES / 8) {
+        return Ok(f());
+    }
     std::thread::scope(|s| {
         let h = std::thread::Builder::new()
             .stack_size(STACK_BYTES)
-            .spawn_scoped(s, f)
+            .spawn_scoped(s, || {
+                let base = 0u8;
+                BIG_STACK_BASE.set(Some(std::ptr::addr_of!(base) as usize));
+                f()
+            })
             .map_err(|e| format!("cannot start the evaluation thread: {e}"))?;
         Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })
@@ -172,42 +188,41 @@ pub fn run_eval(name: &str, src: &str, entry: &str, args: &[Arg], options: EvalO
     })?
 }
 
-/// What a corpus `run:`/`expect:` pair found: `Ok(())` or why not, and the rules fired.
+/// What a corpus `run:`/`expect:` pair found on `prepared` (the file's module, parsed
+/// and checked once for all its lines, or why it is refused): `Ok(())` or why not, and
+/// the rules fired. Runs on the caller's stack (the corpus runner gives each file a
+/// big one).
 pub fn check_run(
-    name: &str,
-    src: &str,
+    prepared: &Result<IRModule, String>,
     call: &str,
     expect: Result<&str, ErrorKind>,
     tol: f64,
 ) -> (Result<(), String>, Vec<String>) {
-    on_big_stack(|| {
-        let m = match prepare(name, src) {
-            Ok(m) => m,
-            Err(e) => return (Err(format!("the program is refused:\n{e}")), Vec::new()),
-        };
-        let mut mach = Machine::new(&m, Limits::default());
-        mach.trace = Some(Vec::new());
-        let got = match eval_text(&mut mach, call) {
-            Ok(r) => r,
-            Err(e) => return (Err(format!("run: {e}")), Vec::new()),
-        };
-        let verdict = match (got, expect) {
-            (Ok(v), Ok(want)) => {
-                let mut mach2 = Machine::new(&m, Limits::default());
-                match eval_text(&mut mach2, want) {
-                    Ok(Ok(w)) if values_equal(&v, &w, tol) => Ok(()),
-                    Ok(Ok(w)) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
-                    Ok(Err(e)) => Err(format!("the expected value does not evaluate: {e}")),
-                    Err(e) => Err(format!("expect: {e}")),
-                }
+    let m = match prepared {
+        Ok(m) => m,
+        Err(e) => return (Err(format!("the program is refused:\n{e}")), Vec::new()),
+    };
+    let mut mach = Machine::new(m, Limits::default());
+    mach.trace = Some(Vec::new());
+    let got = match eval_text(&mut mach, call) {
+        Ok(r) => r,
+        Err(e) => return (Err(format!("run: {e}")), Vec::new()),
+    };
+    let verdict = match (got, expect) {
+        (Ok(v), Ok(want)) => {
+            let mut mach2 = Machine::new(m, Limits::default());
+            match eval_text(&mut mach2, want) {
+                Ok(Ok(w)) if values_equal(&v, &w, tol) => Ok(()),
+                Ok(Ok(w)) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
+                Ok(Err(e)) => Err(format!("the expected value does not evaluate: {e}")),
+                Err(e) => Err(format!("expect: {e}")),
             }
-            (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
-            (Err(e), Err(kind)) if e.kind == kind => Ok(()),
-            (Err(e), _) => Err(format!("unexpected {e}")),
-        };
-        (verdict, mach.trace.unwrap_or_default())
-    })
-    .unwrap_or_else(|e| (Err(e), Vec::new()))
+        }
+        (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
+        (Err(e), Err(kind)) if e.kind == kind => Ok(()),
+        (Err(e), _) => Err(format!("unexpected {e}")),
+    };
+    (verdict, mach.trace.unwrap_or_default())
 }
 
 /// The outcome of `call` on `m`: its value or its error kind (what the differential

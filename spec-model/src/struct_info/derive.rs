@@ -162,15 +162,13 @@ impl Deriver<'_> {
         span: Span,
     ) -> Compat {
         let r = self.with_env(scope, |env| check_compatibility(actual, expected, env));
-        let relation = match r.outcome {
-            Compat::Incompatible => "incompatible with",
-            _ => "only possibly compatible with",
+        let message = |relation: &str| {
+            format!("{what}: {} is {relation} {}", print_struct_info(actual), print_struct_info(expected))
         };
-        let message = format!("{what}: {} is {relation} {}", print_struct_info(actual), print_struct_info(expected));
         let d = match r.outcome {
             Compat::Compatible => return r.outcome,
-            Compat::PossiblyCompatible => Diagnostic::warning(rule, message, span),
-            Compat::Incompatible => Diagnostic::error(rule, message, span),
+            Compat::PossiblyCompatible => Diagnostic::warning(rule, message("only possibly compatible with"), span),
+            Compat::Incompatible => Diagnostic::error(rule, message("incompatible with"), span),
         };
         // The check_compatibility rule that decided, as a note the corpus can name.
         self.report.diagnostics.push(d.with_note(format!("{}: {}", r.rule, r.reason)));

@@ -25,11 +25,13 @@ pub(crate) struct Names {
 
 impl Names {
     pub fn new(reserved: impl IntoIterator<Item = String>) -> Names {
-        let mut taken: HashSet<String> = reserved.into_iter().collect();
-        for k in PY_KEYWORDS.iter().chain(&["R", "T", "I", "cls"]) {
-            taken.insert(k.to_string());
-        }
-        Names { taken, ..Names::default() }
+        Names { taken: reserved.into_iter().collect(), ..Names::default() }
+    }
+
+    /// Whether `name` is in use: reserved, chosen before, a Python keyword or a module
+    /// alias (kept apart from `taken`, so that a fresh printer costs no allocation).
+    fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(name) || PY_KEYWORDS.contains(&name) || ["R", "T", "I", "cls"].contains(&name)
     }
 
     /// A fresh identifier based on `hint`.
@@ -38,13 +40,13 @@ impl Names {
         if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert_str(0, "v_");
         }
-        if !self.taken.contains(&base) {
+        if !self.is_taken(&base) {
             self.taken.insert(base.clone());
             return base;
         }
         let stem = base.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_').to_string();
         let stem = if stem.is_empty() { base.clone() } else { stem };
-        let name = (1..).map(|i| format!("{stem}_{i}")).find(|n| !self.taken.contains(n)).unwrap_or(base);
+        let name = (1..).map(|i| format!("{stem}_{i}")).find(|n| !self.is_taken(n)).unwrap_or(base);
         self.taken.insert(name.clone());
         name
     }
