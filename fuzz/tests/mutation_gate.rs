@@ -36,7 +36,7 @@ fn corpus_run_lines_pass_in_the_engine() {
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let files = collect_files(std::slice::from_ref(&root)).expect("the corpus directory exists");
-    let engine = RunOptions { engine: Engine::Optimized, ..RunOptions::default() };
+    let engine = RunOptions { engine: Engine::Optimized, native_tir: true, ..RunOptions::default() };
     // One evaluation thread for every file: one prover, one cache.
     oracle::eval::run::on_big_stack(|| corpus_files_pass(&files, engine)).expect("an evaluation thread");
 }

@@ -554,7 +554,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let options = oracle::corpus::RunOptions { bless, engine };
+            let options = oracle::corpus::RunOptions { bless, engine, native_tir: false };
             // One evaluation thread for every file, so that one prover (and its cache)
             // serves them all.
             let all = || files.iter().map(|f| run_file_with(f, options)).collect::<Vec<_>>();

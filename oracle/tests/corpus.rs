@@ -17,7 +17,8 @@ fn main() {
         .into_iter()
         .map(|path| {
             let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
-            let both = RunOptions { engine: Engine::Both, ..RunOptions::default() };
+            // Every corpus kernel must compile to native code, too.
+            let both = RunOptions { engine: Engine::Both, native_tir: true, ..RunOptions::default() };
             Trial::test(name, move || match run_file_with(&path, both).status {
                 Status::Pass | Status::Skip(_) => Ok(()),
                 Status::Fail(why) => Err(Failed::from(why)),

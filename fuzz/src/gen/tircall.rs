@@ -32,12 +32,13 @@ enum Shape {
     Reduce,
     Matmul,
     Pool,
+    Transpose,
     Edge,
     Oob,
 }
 
 /// The stem of a kernel's global name for each shape (what `fuzz-smoke` counts).
-pub const KERNEL_STEMS: [&str; 12] = [
+pub const KERNEL_STEMS: [&str; 13] = [
     "tir_k",
     "tir_partial",
     "tir_bcast",
@@ -45,6 +46,7 @@ pub const KERNEL_STEMS: [&str; 12] = [
     "tir_reduce",
     "tir_matmul",
     "tir_pool",
+    "tir_transpose",
     "tir_divzero",
     "tir_mindiv",
     "tir_overflow",
@@ -100,6 +102,7 @@ impl<'a> Gen<'a, '_> {
             (Shape::Reduce, 4),
             (Shape::Matmul, 3),
             (Shape::Pool, 3),
+            (Shape::Transpose, 3),
             (Shape::Edge, 4),
         ];
         if self.cfg.features.tir_oob {
@@ -122,6 +125,7 @@ impl<'a> Gen<'a, '_> {
             Shape::Reduce => self.tir_reduce(sc),
             Shape::Matmul => self.tir_matmul(sc),
             Shape::Pool => self.tir_pool(sc),
+            Shape::Transpose => self.tir_transpose(sc),
             Shape::Edge => self.tir_edge(sc),
             Shape::Oob => self.tir_oob(sc),
         };
@@ -374,6 +378,33 @@ impl<'a> Gen<'a, '_> {
         let out = Operand { dims: out, dtype: dt };
         let k = kernels::matmul(self.u, "tir_matmul", &a, &b);
         Some(self.tir_call("tir_matmul", k, &pool, vec![x, y], &out))
+    }
+
+    /// A transpose of an operand of rank 2 to 4 (legalized `permute_dims`): the last
+    /// two axes swapped, the axes rotated, or shuffled.
+    fn tir_transpose(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        let (x, xd, dt) = self.operand(sc, |_| true, F32, 2);
+        let r = xd.len();
+        if !(2..=4).contains(&r) {
+            return None;
+        }
+        let mut perm: Vec<usize> = (0..r).collect();
+        match self.pick(3) {
+            0 => perm.swap(r - 2, r - 1),
+            1 => perm.rotate_left(1),
+            _ => {
+                for k in (1..r).rev() {
+                    let j = self.pick(k + 1);
+                    perm.swap(k, j);
+                }
+            }
+        }
+        let out_dt = if self.chance(1, 4) { self.choose(&[F32, F64, I32, I64])? } else { dt };
+        let mut pool = DimPool::default();
+        let input = pool.op(&xd, dt);
+        let out = Operand { dims: perm.iter().map(|&p| input.dims[p]).collect(), dtype: out_dt };
+        let k = kernels::transpose(self.u, "tir_transpose", &input, &perm, out_dt);
+        Some(self.tir_call("tir_transpose", k, &pool, vec![x], &out))
     }
 
     /// Max or average pooling over `[N, C, H, W]` with literal `H`, `W`.

@@ -32,6 +32,8 @@ pub struct Outcome {
     pub printed: Vec<String>,
     /// The bytes of the largest tensor the run allocated.
     pub largest_tensor_bytes: usize,
+    /// The PrimFuncs native code was asked for but the code generator declined, and why.
+    pub interpreted: Vec<(String, String)>,
 }
 
 /// An engine error as the oracle's (the kinds have the same names).
@@ -58,7 +60,18 @@ pub fn call_parts(m: &IRModule, call: &str) -> Result<(String, Vec<Value>), Stri
 
 /// Runs `entry(args)` in the optimized engine on `m` (a module the checker accepted).
 pub fn run(m: &IRModule, entry: &str, args: &[Value], limits: optimized::Limits) -> Result<Outcome, String> {
-    let exe = optimized::Engine::compile(m).map_err(|e| e.to_string())?;
+    run_with(m, entry, args, limits, optimized::TirBackend::from_env())
+}
+
+/// [`run`] with the PrimFuncs on `tir`.
+pub fn run_with(
+    m: &IRModule,
+    entry: &str,
+    args: &[Value],
+    limits: optimized::Limits,
+    tir: optimized::TirBackend,
+) -> Result<Outcome, String> {
+    let exe = optimized::Engine::compile_with(m, tir).map_err(|e| e.to_string())?;
     let memory = optimized::Memory::new(usize::MAX);
     let global = |name: &str| exe.global(name);
     let args = args
@@ -73,7 +86,9 @@ pub fn run(m: &IRModule, entry: &str, args: &[Value], limits: optimized::Limits)
         Ok(v) => Ok(convert::to_oracle(v).unwrap_or_else(|| Value::Object(shown.clone().unwrap_or_default().into()))),
         Err(e) => Err(runtime_error(e)),
     };
-    Ok(Outcome { result, shown, printed: o.printed, largest_tensor_bytes: o.largest_tensor_bytes })
+    let interpreted =
+        exe.interpreted_prim_funcs().into_iter().map(|(name, why)| (name.to_string(), why.to_string())).collect();
+    Ok(Outcome { result, shown, printed: o.printed, largest_tensor_bytes: o.largest_tensor_bytes, interpreted })
 }
 
 /// The engine's limits matching the oracle's.
@@ -84,11 +99,14 @@ pub fn limits(l: Limits) -> optimized::Limits {
 /// What a corpus `run:`/`expect:` pair finds in the optimized engine on `prepared`
 /// (the file's checked module, or why it is refused): `Ok(())` or why not. The
 /// expected value is evaluated by the oracle (it is a literal).
+/// With `native_tir`, a PrimFunc the code generator declines is a failure too (the
+/// corpus's kernels are all ones native code must cover).
 pub fn check_run(
     prepared: &Result<IRModule, String>,
     call: &str,
     expect: Result<&str, ErrorKind>,
     tol: f64,
+    native_tir: bool,
 ) -> Result<(), String> {
     let m = prepared.as_ref().map_err(|e| format!("the program is refused:\n{e}"))?;
     let (entry, args) = call_parts(m, call)?;
@@ -97,7 +115,28 @@ pub fn check_run(
     // from 64 output elements on (as in the fuzz invariants), so that the corpus's
     // small tensors cross the splitting code too.
     let limits = optimized::Limits { scribble: true, threads: 2, parallel_min: 64, ..optimized::Limits::default() };
-    let got = run(m, &entry, &args, limits)?.result;
+    // PrimFuncs run both as native code and in the engine's TIR interpreter, so that
+    // the corpus judges both backends.
+    let has_tir = m.functions.iter().any(|(_, f)| matches!(f, spec_model::grammar::BaseFunc::Tir(_)));
+    let native = run(m, &entry, &args, limits)?;
+    if let (Some((name, why)), true) = (native.interpreted.first(), native_tir) {
+        return Err(format!("PrimFunc `{name}` falls back to the interpreter: {why}"));
+    }
+    check_outcome(m, native.result, expect, tol)?;
+    if has_tir {
+        let got = run_with(m, &entry, &args, limits, optimized::TirBackend::Interpreter)?.result;
+        check_outcome(m, got, expect, tol).map_err(|e| format!("with the TIR interpreted: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Whether an engine outcome is the expected value (within `tol`) or error kind.
+fn check_outcome(
+    m: &IRModule,
+    got: Result<Value, RuntimeError>,
+    expect: Result<&str, ErrorKind>,
+    tol: f64,
+) -> Result<(), String> {
     match (got, expect) {
         (Ok(v), Ok(want)) => {
             let mut mach = Machine::new(m, Limits::default());

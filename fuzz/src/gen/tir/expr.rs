@@ -78,6 +78,16 @@ fn allowed(d: DataType, cap: i128) -> Iv {
     (lo.max(-cap), hi.min(cap))
 }
 
+/// `a // c` rounded toward negative infinity (TIR's `floordiv`).
+fn floor_div(a: i128, c: i128) -> i128 {
+    let q = a / c;
+    if a % c != 0 && ((a < 0) != (c < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
 fn within(iv: Iv, r: Iv) -> bool {
     r.0 <= iv.0 && iv.1 <= r.1
 }
@@ -306,7 +316,8 @@ impl Gen<'_, '_> {
         use PrimBinOp::*;
         let e = match self.pick(6) {
             0 => {
-                let op = [Add, Sub, Mul, Min, Max][self.pick(5)];
+                // Division by anything: IEEE's infinities and NaNs are values here.
+                let op = [Add, Sub, Mul, Min, Max, Div][self.pick(6)];
                 bin(op, self.expr(d, depth).e, self.expr(d, depth).e)
             }
             1 => {
@@ -356,20 +367,16 @@ impl Gen<'_, '_> {
                 Ex { e: bin(op, a.e, b.e), iv }
             }
             2 => {
-                // Division only by a nonzero literal; floor forms by a positive one, and an
-                // unsigned dividend too. (No float division: the printer spells `Div`
-                // `T.truncdiv`, which TVM refuses on floats.)
+                // Division only by a nonzero literal, an unsigned dividend by a positive one.
                 let op = [FloorDiv, FloorMod, Div, Mod][self.pick(4)];
                 let a = self.expr(d, depth);
-                let c = match op {
-                    _ if d.is_uint() => self.int(1, 5),
-                    FloorDiv | FloorMod => self.int(1, 5),
-                    _ => [1, 2, 3, 5, -1, -2, -3][self.pick(7)],
-                } as i128;
+                let c = if d.is_uint() { self.int(1, 5) } else { [1, 2, 3, 5, -1, -2, -3][self.pick(7)] } as i128;
                 let (lo, hi) = a.iv;
                 let iv = match op {
-                    FloorDiv => (lo.div_euclid(c), hi.div_euclid(c)),
-                    FloorMod => (0, c - 1),
+                    FloorDiv if c > 0 => (floor_div(lo, c), floor_div(hi, c)),
+                    FloorDiv => (floor_div(hi, c), floor_div(lo, c)),
+                    FloorMod if c > 0 => (0, c - 1),
+                    FloorMod => (c + 1, 0),
                     Div if c > 0 => (lo / c, hi / c),
                     Div => (hi / c, lo / c),
                     _ => (-(c.abs() - 1), c.abs() - 1),

@@ -154,6 +154,39 @@ pub fn ewise(u: &mut Unstructured, name: &str, ins: &[Operand], out: &Operand, p
     Kernel { func: finish(name, params, body), scalars }
 }
 
+/// A transpose (TVM's legalized `permute_dims`): output axis `k` is input axis
+/// `perm[k]`, so `Y[v0, .., vr] = f(X[..])` reads the input across its rows, through
+/// one block (`T_transpose`) or bare loops; `f` is the identity or a random expression.
+pub fn transpose(u: &mut Unstructured, name: &str, input: &Operand, perm: &[usize], out_dtype: DataType) -> Kernel {
+    let mut g = gen(u);
+    let out = Operand { dims: perm.iter().filter_map(|&p| input.dims.get(p).copied()).collect(), dtype: out_dtype };
+    allow_narrow(&mut g, &[input, &out]);
+    let dims = Dims::new(&mut g, input.dims.iter().chain(&out.dims));
+    let (inputs, y, params) = io_buffers(&dims, std::slice::from_ref(input), &out);
+    let rank = out.dims.len();
+    let extents = dims.shape(&out.dims);
+    let (loops, ivs) = axes(&ax_names("ax", rank), &extents, &vec![IterKind::Spatial; rank]);
+    let blocks = g.coin(2, 3);
+    let ax: Vec<TirExpr> =
+        if blocks { ivs.iter().map(|iv| var(&iv.var)).collect() } else { loops.iter().map(var).collect() };
+    let mut in_ix = vec![idx(0); input.dims.len()];
+    for (k, &p) in perm.iter().enumerate() {
+        if let (Some(slot), Some(a)) = (in_ix.get_mut(p), ax.get(k)) {
+            *slot = a.clone();
+        }
+    }
+    g.leaves = vec![Leaf::input(&inputs[0], &in_ix)];
+    let value = if g.coin(1, 2) { g.leaf(out_dtype).e } else { g.body(out_dtype, 2).e };
+    let body = if blocks {
+        let reads = g.take_reads();
+        let b = block("T_transpose", ivs, reads, vec![point(&y, &ax)], vec![store(&y, &ax, value)]);
+        vec![nest(&loops, &extents, block_stmt(b))]
+    } else {
+        nest_kinds(&loops, &extents, &[], vec![store(&y, &ax, value)])
+    };
+    Kernel { func: finish(name, params, body), scalars: Vec::new() }
+}
+
 /// How a reduction combines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Red {
@@ -225,7 +258,11 @@ pub fn reduce(
     let kinds: Vec<IterKind> =
         order.iter().map(|i| if axes_.contains(i) { IterKind::Reduce } else { IterKind::Spatial }).collect();
     let (loops, ivs) = axes(&names, &extents, &kinds);
-    let axis_of = |i: usize| order.iter().position(|&o| o == i).map_or_else(|| idx(0), |p| var(&ivs[p].var));
+    // Bare loops, as a lowered reduction: the loop variables index directly.
+    let bare = op != Red::Mean && g.coin(1, 3);
+    let axis_of = |i: usize| {
+        order.iter().position(|&o| o == i).map_or_else(|| idx(0), |p| var(if bare { &loops[p] } else { &ivs[p].var }))
+    };
     let in_ix: Vec<TirExpr> = (0..input.dims.len()).map(axis_of).collect();
     let out_ix: Vec<TirExpr> = (0..input.dims.len())
         .filter_map(|i| match (axes_.contains(&i), keepdims) {
@@ -267,6 +304,25 @@ pub fn reduce(
         }
         g.expr(d, 2).e
     };
+    if bare {
+        // Zero the output, then accumulate into it (reduced loops innermost, or
+        // outermost so that the kept ones vectorize). A sum may skip the zeroing and
+        // accumulate into call_tir's zeros (C-9).
+        let mut body = Vec::new();
+        if !(matches!(op, Red::Sum | Red::Any) && g.coin(1, 3)) {
+            let zl: Vec<PrimVar> = ax_names("z", out.dims.len()).iter().map(|n| PrimVar::new(n.as_str(), I64)).collect();
+            let zix: Vec<TirExpr> = zl.iter().map(var).collect();
+            body.extend(nest_kinds(&zl, y.shape(), &[], vec![store(&y, &zix, start)]));
+        }
+        let update = store(&y, &out_ix, bin(bop, load(&y, &out_ix), elem));
+        let (mut lo, mut ext) = (loops, extents);
+        if g.coin(1, 2) && !kept.is_empty() {
+            lo.rotate_left(kept.len());
+            ext.rotate_left(kept.len());
+        }
+        body.extend(nest_kinds(&lo, &ext, &[], vec![update]));
+        return Kernel { func: finish(name, params, body), scalars: Vec::new() };
+    }
     let update = store(&acc, &out_ix, bin(bop, load(&acc, &out_ix), elem));
     let init = store(&acc, &out_ix, start);
     let mut b =

@@ -172,6 +172,8 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
     fn binary(&self, op: PrimBinOp, a: &E, b: &E) -> (Doc, u8) {
         let (ta, tb) = self.pair(a, b);
         let func = match op {
+            // Float division is TVMScript's `/` (TVM refuses `T.truncdiv` on floats).
+            PrimBinOp::Div if a.dtype().is_float() => None,
             PrimBinOp::Div => Some("T.truncdiv"),
             PrimBinOp::Mod => Some("T.truncmod"),
             PrimBinOp::Min => Some("T.min"),
@@ -185,6 +187,7 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
             PrimBinOp::Add => ("+", P_ADD),
             PrimBinOp::Sub => ("-", P_ADD),
             PrimBinOp::Mul => ("*", P_MUL),
+            PrimBinOp::Div => ("/", P_MUL),
             PrimBinOp::FloorDiv => ("//", P_MUL),
             PrimBinOp::FloorMod => ("%", P_MUL),
             PrimBinOp::Eq => ("==", P_CMP),
@@ -195,7 +198,7 @@ impl<'p, E: Scalar> ScalarPrinter<'p, E> {
             PrimBinOp::Ge => (">=", P_CMP),
             PrimBinOp::And => ("and", P_AND),
             PrimBinOp::Or => ("or", P_OR),
-            PrimBinOp::Div | PrimBinOp::Mod | PrimBinOp::Min | PrimBinOp::Max => {
+            PrimBinOp::Mod | PrimBinOp::Min | PrimBinOp::Max => {
                 unreachable!("printed as calls")
             }
         };
