@@ -310,7 +310,8 @@ pub fn reduce(
         // accumulate into call_tir's zeros (C-9).
         let mut body = Vec::new();
         if !(matches!(op, Red::Sum | Red::Any) && g.coin(1, 3)) {
-            let zl: Vec<PrimVar> = ax_names("z", out.dims.len()).iter().map(|n| PrimVar::new(n.as_str(), I64)).collect();
+            let zl: Vec<PrimVar> =
+                ax_names("z", out.dims.len()).iter().map(|n| PrimVar::new(n.as_str(), I64)).collect();
             let zix: Vec<TirExpr> = zl.iter().map(var).collect();
             body.extend(nest_kinds(&zl, y.shape(), &[], vec![store(&y, &zix, start)]));
         }
