@@ -256,7 +256,8 @@ fn int_binary(op: PrimBinOp, i: i128, j: i128, d: DataType) -> NumResult {
         Le => return Ok(Val::bool(i <= j)),
         Gt => return Ok(Val::bool(i > j)),
         Ge => return Ok(Val::bool(i >= j)),
-        And | Or => return Ok(Val::bool(if op == And { i != 0 && j != 0 } else { i != 0 || j != 0 })),
+        // `binary` reads these as truth values before it comes here.
+        And | Or => unreachable!("And and Or are not integer arithmetic"),
     };
     match r {
         Some(r) => fit(r, d),
