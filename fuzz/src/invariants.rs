@@ -152,8 +152,7 @@ pub struct EngineRun {
 /// Runs `entry` on the inputs in the optimized engine, its PrimFuncs on `tir`.
 pub fn run_engine(m: &Module, tir: TirBackend) -> Result<EngineRun, String> {
     let exe = optimized::Engine::compile_with(&m.ir, tir).map_err(|e| e.to_string())?;
-    let interpreted =
-        exe.interpreted_prim_funcs().into_iter().map(|(name, why)| (name.to_string(), why.to_string())).collect();
+    let interpreted = exe.interpreted_prim_funcs();
     let memory = optimized::Memory::new(usize::MAX);
     let args = m
         .inputs

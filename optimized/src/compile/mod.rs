@@ -43,12 +43,12 @@ impl Executable {
     /// The PrimFuncs the interpreter runs although native code was asked for, with why
     /// the code generator declined each (the differential tester wants none of its
     /// kernels here: a construct the generator makes is one native code must cover).
-    pub fn interpreted_prim_funcs(&self) -> Vec<(&str, &str)> {
+    pub fn interpreted_prim_funcs(&self) -> Vec<(String, String)> {
         self.tir
             .iter()
             .zip(&self.tir_names)
             .filter(|(t, _)| t.backend() == TirBackend::Native)
-            .filter_map(|(t, name)| t.interpreted_because().map(|why| (name.as_str(), why)))
+            .filter_map(|(t, name)| t.interpreted_because().map(|why| (name.clone(), why.to_string())))
             .collect()
     }
 

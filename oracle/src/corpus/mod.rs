@@ -172,11 +172,11 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
     }
 }
 
-/// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
-/// `engine`: pass when each passes; the tally counts each engine's passes.
 /// The file's module, parsed and checked once for all its `run:` lines (and both engines).
 type Prepared = std::cell::OnceCell<Result<IRModule, String>>;
 
+/// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
+/// `options.engine`: pass when each passes; the tally counts each engine's passes.
 fn run_line(
     (file_name, src, prepared): (&str, &str, &Prepared),
     call: &str,

@@ -5,7 +5,7 @@
 pub mod compare;
 pub mod convert;
 
-use crate::eval::literal::print_value;
+use crate::eval::run::expected_outcome;
 use crate::eval::value::{ErrorKind, RuntimeError, Value};
 use crate::eval::{Limits, Machine, Scope};
 use spec_model::grammar::{ExprKind, IRModule};
@@ -86,8 +86,7 @@ pub fn run_with(
         Ok(v) => Ok(convert::to_oracle(v).unwrap_or_else(|| Value::Object(shown.clone().unwrap_or_default().into()))),
         Err(e) => Err(runtime_error(e)),
     };
-    let interpreted =
-        exe.interpreted_prim_funcs().into_iter().map(|(name, why)| (name.to_string(), why.to_string())).collect();
+    let interpreted = exe.interpreted_prim_funcs();
     Ok(Outcome { result, shown, printed: o.printed, largest_tensor_bytes: o.largest_tensor_bytes, interpreted })
 }
 
@@ -122,34 +121,12 @@ pub fn check_run(
     if let (Some((name, why)), true) = (native.interpreted.first(), native_tir) {
         return Err(format!("PrimFunc `{name}` falls back to the interpreter: {why}"));
     }
-    check_outcome(m, native.result, expect, tol)?;
+    expected_outcome(m, native.result, expect, tol)?;
     if has_tir {
         let got = run_with(m, &entry, &args, limits, optimized::TirBackend::Interpreter)?.result;
-        check_outcome(m, got, expect, tol).map_err(|e| format!("with the TIR interpreted: {e}"))?;
+        expected_outcome(m, got, expect, tol).map_err(|e| format!("with the TIR interpreted: {e}"))?;
     }
     Ok(())
-}
-
-/// Whether an engine outcome is the expected value (within `tol`) or error kind.
-fn check_outcome(
-    m: &IRModule,
-    got: Result<Value, RuntimeError>,
-    expect: Result<&str, ErrorKind>,
-    tol: f64,
-) -> Result<(), String> {
-    match (got, expect) {
-        (Ok(v), Ok(want)) => {
-            let mut mach = Machine::new(m, Limits::default());
-            match crate::eval::run::eval_text(&mut mach, want)? {
-                Ok(w) if crate::eval::literal::values_equal(&v, &w, tol) => Ok(()),
-                Ok(w) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
-                Err(e) => Err(format!("the expected value does not evaluate: {e}")),
-            }
-        }
-        (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
-        (Err(e), Err(kind)) if e.kind == kind => Ok(()),
-        (Err(e), _) => Err(format!("unexpected {e}")),
-    }
 }
 
 /// Runs `call` (an `.rx` call of a global) on `m` in both engines and compares the

@@ -208,10 +208,22 @@ pub fn check_run(
         Ok(r) => r,
         Err(e) => return (Err(format!("run: {e}")), Vec::new()),
     };
-    let verdict = match (got, expect) {
+    let verdict = expected_outcome(m, got, expect, tol);
+    (verdict, mach.trace.unwrap_or_default())
+}
+
+/// Whether an outcome `got` of a run on `m` is the expected value (an `.rx` literal,
+/// equal within `tol`) or error kind (either engine's run, in the oracle's values).
+pub fn expected_outcome(
+    m: &IRModule,
+    got: Result<Value, RuntimeError>,
+    expect: Result<&str, ErrorKind>,
+    tol: f64,
+) -> Result<(), String> {
+    match (got, expect) {
         (Ok(v), Ok(want)) => {
-            let mut mach2 = Machine::new(m, Limits::default());
-            match eval_text(&mut mach2, want) {
+            let mut mach = Machine::new(m, Limits::default());
+            match eval_text(&mut mach, want) {
                 Ok(Ok(w)) if values_equal(&v, &w, tol) => Ok(()),
                 Ok(Ok(w)) => Err(format!("expected {}, got {}", print_value(&w), print_value(&v))),
                 Ok(Err(e)) => Err(format!("the expected value does not evaluate: {e}")),
@@ -221,8 +233,7 @@ pub fn check_run(
         (Ok(v), Err(kind)) => Err(format!("expected error {kind}, got {}", print_value(&v))),
         (Err(e), Err(kind)) if e.kind == kind => Ok(()),
         (Err(e), _) => Err(format!("unexpected {e}")),
-    };
-    (verdict, mach.trace.unwrap_or_default())
+    }
 }
 
 /// The outcome of `call` on `m`: its value or its error kind (what the differential
