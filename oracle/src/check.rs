@@ -29,6 +29,13 @@ pub fn render_with_rule(d: &Diagnostic, file_name: &str, source: &str) -> String
     d.render(file_name, source)
 }
 
+/// The errors among `diagnostics`, rendered with their rules (the first
+/// `MAX_SHOWN_DIAGNOSTICS` of them, then a count).
+pub fn render_errors(diagnostics: &[Diagnostic], file_name: &str, source: &str) -> String {
+    let errors: Vec<Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    spec_model::diagnostic::render_capped(&errors, |d| render_with_rule(d, file_name, source))
+}
+
 /// The derived StructInfo of every global function and, under it, of every binding
 /// in it (nested functions' bindings included), in `.rx` syntax.
 pub fn show_sinfo(sinfo: &SinfoReport) -> String {

@@ -8,3 +8,4 @@ pub mod conform;
 pub mod corpus;
 pub mod engine;
 pub mod eval;
+pub mod hostile;

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use oracle::check::{check_module, check_module_with, render_with_rule};
 use oracle::corpus::{collect_files, report, run_file_with};
 use prover::{Backend, ShapeProver};
+use spec_model::diagnostic::render_capped;
 use spec_model::text::{parse_module, print_module, print_module_in, Dialect, DEFAULT_WIDTH};
 use std::io::Read;
 use std::path::PathBuf;
@@ -166,14 +167,30 @@ struct EvalArgs {
     quiet: bool,
 }
 
+/// Reads a file (or standard input) as text: `Err` is the error, rendered (an
+/// unreadable file is `error[io]`, bytes that are not UTF-8 `error[syntax]` at the
+/// first of them).
 fn read_input(file: &PathBuf) -> Result<(String, String), String> {
-    if file.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("<stdin>: {e}"))?;
-        Ok(("<stdin>".to_string(), s))
+    let (name, bytes) = if file.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin().read_to_end(&mut b).map_err(|e| format!("error[io]: <stdin>: {e}\n"))?;
+        ("<stdin>".to_string(), b)
     } else {
-        let s = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        Ok((file.display().to_string(), s))
+        let b = std::fs::read(file).map_err(|e| format!("error[io]: {}: {e}\n", file.display()))?;
+        (file.display().to_string(), b)
+    };
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok((name, s)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let text = String::from_utf8_lossy(&bytes);
+            let d = spec_model::text::ParseError::syntax(
+                format!("the file is not UTF-8 text: byte 0x{:02x} cannot start or continue a character", bytes[at]),
+                spec_model::Span::new(at, at + 1),
+            );
+            Err(d.render(&name, &text))
+        }
     }
 }
 
@@ -187,7 +204,7 @@ struct Loaded {
 /// Reads and parses a file, or reports why not (on stderr) and fails.
 fn load(file: &PathBuf) -> Result<Loaded, ExitCode> {
     let (name, src) = read_input(file).map_err(|e| {
-        eprintln!("error: {e}");
+        eprint!("{e}");
         ExitCode::FAILURE
     })?;
     match parse_module(&src) {
@@ -201,9 +218,7 @@ fn load(file: &PathBuf) -> Result<Loaded, ExitCode> {
 
 /// Prints the diagnostics with their rules' summaries and a count; fails on errors.
 fn report(l: &Loaded, diagnostics: &[spec_model::diagnostic::Diagnostic]) -> ExitCode {
-    for d in diagnostics {
-        eprint!("{}", render_with_rule(d, &l.name, &l.src));
-    }
+    eprint!("{}", render_capped(diagnostics, |d| render_with_rule(d, &l.name, &l.src)));
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     if errors > 0 {
@@ -230,7 +245,7 @@ fn prove(lhs: &str, rhs: &str, backend: Backend, verbose: bool) -> ExitCode {
     let es = match spec_model::text::parse_prim_exprs(&[lhs, rhs]) {
         Ok(es) => es,
         Err(e) => {
-            eprintln!("error: {}", e.0.message);
+            eprintln!("error[{}]: {}", e.0.code, e.0.message);
             return ExitCode::FAILURE;
         }
     };
@@ -284,16 +299,16 @@ fn eval(a: &EvalArgs) -> ExitCode {
     let (name, src) = match read_input(&a.file) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprint!("{e}");
             return ExitCode::FAILURE;
         }
     };
     if a.bench.is_some() && (a.engine == oracle::engine::Engine::Both || a.trace) {
         eprintln!(
-            "error: --bench times one engine without tracing: use --engine optimized or --engine oracle \
+            "error[usage]: --bench times one engine without tracing: use --engine optimized or --engine oracle \
              (once per engine to compare them), without --trace"
         );
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
     // `@path.npy` arguments are read straight into tensors.
     let mut values = Vec::with_capacity(a.args.len());
@@ -303,7 +318,7 @@ fn eval(a: &EvalArgs) -> ExitCode {
                 match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| oracle::eval::npy::read_npy(&b)) {
                     Ok(arr) => values.push(Arg::Array(arr)),
                     Err(e) => {
-                        eprintln!("error: {path}: {e}");
+                        eprintln!("error[io]: {path}: {e}");
                         return ExitCode::FAILURE;
                     }
                 }
@@ -385,13 +400,13 @@ fn conform(a: &ConformArgs) -> ExitCode {
     let files = match collect_files(&a.paths) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error[io]: {e}");
             return ExitCode::FAILURE;
         }
     };
     if a.expected.is_some() && a.implementations.len() > 1 {
-        eprintln!("error: --expected names one implementation's file; give one --impl");
-        return ExitCode::FAILURE;
+        eprintln!("error[usage]: --expected names one implementation's file; give one --impl");
+        return ExitCode::from(2);
     }
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let options = conform::Options {
@@ -402,19 +417,19 @@ fn conform(a: &ConformArgs) -> ExitCode {
     let mut code = ExitCode::SUCCESS;
     for spec in &a.implementations {
         let Some((name, command)) = spec.split_once('=').filter(|(n, c)| !n.is_empty() && !c.is_empty()) else {
-            eprintln!("error: --impl takes NAME=CMD, not `{spec}`");
-            return ExitCode::FAILURE;
+            eprintln!("error[usage]: --impl takes NAME=CMD, not `{spec}`");
+            return ExitCode::from(2);
         };
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
-            eprintln!("error: an implementation's name is letters, digits, `-`, `_` and `.`: `{name}`");
-            return ExitCode::FAILURE;
+            eprintln!("error[usage]: an implementation's name is letters, digits, `-`, `_` and `.`: `{name}`");
+            return ExitCode::from(2);
         }
         let list_path =
             a.expected.clone().unwrap_or_else(|| PathBuf::from(format!("conformance/{name}/expected-failures.txt")));
         let expected = match ExpectedFailures::read(&list_path) {
             Ok(e) => e,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error[io]: {e}");
                 return ExitCode::FAILURE;
             }
         };
@@ -435,7 +450,7 @@ fn conform(a: &ConformArgs) -> ExitCode {
         print!("{}", report::summary(&results));
         let dir = a.out.join(name);
         if let Err(e) = write_reports(&dir, &results) {
-            eprintln!("error: {e}");
+            eprintln!("error[io]: {e}");
             code = ExitCode::FAILURE;
         } else {
             println!("reports: {}/{{files.txt, rules.txt, results.json, index.html}}", dir.display());
@@ -455,7 +470,7 @@ fn conform(a: &ConformArgs) -> ExitCode {
             match written {
                 Ok(()) => println!("wrote {} ({} entries)", list_path.display(), failing.len()),
                 Err(e) => {
-                    eprintln!("error: {}: {e}", list_path.display());
+                    eprintln!("error[io]: {}: {e}", list_path.display());
                     code = ExitCode::FAILURE;
                 }
             }
@@ -463,7 +478,7 @@ fn conform(a: &ConformArgs) -> ExitCode {
             code = ExitCode::FAILURE;
         }
         if results.implementation.implementation.is_empty() {
-            eprintln!("error: the adapter of {name} never completed its handshake");
+            eprintln!("error[conform]: the adapter of {name} never completed its handshake");
             code = ExitCode::FAILURE;
         }
     }
@@ -550,7 +565,7 @@ fn main() -> ExitCode {
             let files = match collect_files(&paths) {
                 Ok(f) => f,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("error[io]: {e}");
                     return ExitCode::FAILURE;
                 }
             };
@@ -561,7 +576,7 @@ fn main() -> ExitCode {
             let reports = match oracle::eval::run::on_big_stack(all) {
                 Ok(r) => r,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("error[io]: {e}");
                     return ExitCode::FAILURE;
                 }
             };

@@ -71,6 +71,13 @@ impl Diagnostic {
 
     /// Renders with the source line and a caret under the span.
     pub fn render(&self, file_name: &str, source: &str) -> String {
+        if let Some(r) = clamp_range(self.span, source) {
+            let line_start = source[..r.start].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = source[r.start..].find('\n').map_or(source.len(), |i| r.start + i);
+            if line_end - line_start > MAX_EXCERPT_LINE {
+                return self.render_window(file_name, source, r, line_start..line_end);
+            }
+        }
         let file = SimpleFile::new(file_name, source);
         let mut d = match self.severity {
             Severity::Error => CsDiagnostic::error(),
@@ -93,6 +100,51 @@ impl Diagnostic {
     }
 }
 
+/// The longest source line quoted whole; a longer one is quoted as a window around
+/// the span (a generated line can be megabytes, and each diagnostic quotes it).
+pub const MAX_EXCERPT_LINE: usize = 400;
+/// The diagnostics shown in full by [`render_all`]; the rest are counted.
+pub const MAX_SHOWN_DIAGNOSTICS: usize = 50;
+
+impl Diagnostic {
+    /// The form of `render` for a span on a very long line: the header, then at most
+    /// `MAX_EXCERPT_LINE / 2` characters either side of the span, with the caret.
+    fn render_window(
+        &self,
+        file_name: &str,
+        source: &str,
+        span: std::ops::Range<usize>,
+        line: std::ops::Range<usize>,
+    ) -> String {
+        let (line_no, col) = line_col(source, self.span).unwrap_or((0, 0));
+        let half = MAX_EXCERPT_LINE / 2;
+        let text = &source[line.clone()];
+        let at = span.start - line.start;
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let here = chars.iter().position(|&(i, _)| i >= at).unwrap_or(chars.len());
+        let (from, to) = (here.saturating_sub(half), (here + half).min(chars.len()));
+        let window: String = chars[from..to].iter().map(|&(_, c)| c).collect();
+        let lead = if from > 0 { "…" } else { "" };
+        let width = chars[here..].iter().take_while(|&&(i, _)| i < span.end - line.start).count().clamp(1, half);
+        let mut out = format!(
+            "{self}\n  ┌─ {file_name}:{line_no}:{col}\n  │\n  │ {lead}{window}{}\n",
+            if to < chars.len() { "…" } else { "" }
+        );
+        let pad = " ".repeat(here - from + lead.chars().count());
+        out.push_str(&format!("  │ {pad}{} {}\n", "^".repeat(width), self.label));
+        for (s, text) in &self.secondary {
+            if let Some((l, c)) = line_col(source, *s) {
+                out.push_str(&format!("  = {file_name}:{l}:{c}: {text}\n"));
+            }
+        }
+        for note in &self.notes {
+            out.push_str(&format!("  = {note}\n"));
+        }
+        out.push('\n');
+        out
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sev = match self.severity {
@@ -103,9 +155,22 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Renders every diagnostic, in order.
+/// Renders the diagnostics in order: the first [`MAX_SHOWN_DIAGNOSTICS`] in full, then
+/// how many more there are.
 pub fn render_all(diags: &[Diagnostic], file_name: &str, source: &str) -> String {
-    diags.iter().map(|d| d.render(file_name, source)).collect()
+    render_capped(diags, |d| d.render(file_name, source))
+}
+
+/// The first [`MAX_SHOWN_DIAGNOSTICS`] of `diags` rendered by `render`, then a line
+/// counting the others (one program can have an error per binding).
+pub fn render_capped(diags: &[Diagnostic], render: impl Fn(&Diagnostic) -> String) -> String {
+    let mut out: String = diags.iter().take(MAX_SHOWN_DIAGNOSTICS).map(render).collect();
+    if diags.len() > MAX_SHOWN_DIAGNOSTICS {
+        let rest = &diags[MAX_SHOWN_DIAGNOSTICS..];
+        let errors = rest.iter().filter(|d| d.is_error()).count();
+        out.push_str(&format!("... and {errors} more error(s), {} more warning(s), not shown\n", rest.len() - errors));
+    }
+    out
 }
 
 /// 1-based line and column (in characters) of `span.lo`.

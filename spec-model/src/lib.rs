@@ -52,6 +52,7 @@ pub mod alpha;
 pub mod check;
 pub mod diagnostic;
 pub mod grammar;
+pub mod limits;
 pub mod normal_form;
 pub mod npy;
 pub mod ops;

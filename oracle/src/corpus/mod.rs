@@ -372,14 +372,20 @@ fn overall(results: &[(Expectation, Status)]) -> Status {
     skip.map_or(Status::Pass, Status::Skip)
 }
 
-/// The `.rx` files under `paths` (files as given, directories recursively), sorted.
+/// The `.rx` files under `paths` (files as given, directories recursively without
+/// following links to directories), sorted.
 pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for entry in entries {
-            let p = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-            if p.is_dir() {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let p = entry.path();
+            // Links to directories are not followed: two links to `.` would walk forever.
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if p.is_dir() && !is_link {
                 walk(&p, out)?;
+            } else if p.is_dir() {
+                continue;
             } else if p.extension().is_some_and(|x| x == "rx") {
                 out.push(p);
             }

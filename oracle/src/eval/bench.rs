@@ -11,7 +11,7 @@
 use super::literal::print_value;
 use super::machine::{Limits, Machine};
 use super::run::{arg_values, limits_capped, on_big_stack, write_tensors, Arg, RunText};
-use crate::check::{check_module, render_with_rule};
+use crate::check::{check_module, render_errors};
 use crate::engine::{convert, Engine};
 use spec_model::text::parse_module;
 use std::fmt::Write as _;
@@ -183,8 +183,7 @@ pub fn run_bench(
         let m = parsed.map_err(|e| e.render(name, src))?;
         let (report, check) = timed(|| check_module(&m, false));
         if report.has_errors() {
-            let errors = report.diagnostics.iter().filter(|d| d.is_error());
-            return Err(errors.map(|d| render_with_rule(d, name, src)).collect());
+            return Err(render_errors(&report.diagnostics, name, src));
         }
         let m = report.normalized.ok_or_else(|| format!("{name}: the program does not normalize"))?;
         let limits = limits_capped(config.limits);
@@ -228,7 +227,7 @@ pub fn run_bench(
             // One machine for every call (building one evaluates every global), its
             // fuel and printed lines reset before each.
             let mut mach = Machine::new(&m, limits);
-            let f = mach.global(entry).cloned().ok_or_else(|| format!("{name}: no function `{entry}`"))?;
+            let f = mach.global(entry).cloned().ok_or_else(|| super::run::no_function(name, entry))?;
             let mut last = None;
             for i in 0..config.warmup + config.iters {
                 mach.fuel = limits.fuel;

@@ -5,7 +5,7 @@
 use super::literal::{print_value, values_equal};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{ErrorKind, RuntimeError, Value};
-use crate::check::{check_module, render_with_rule};
+use crate::check::{check_module, render_errors};
 use spec_model::grammar::IRModule;
 use spec_model::text::{parse_expr_in_module, parse_module};
 
@@ -49,9 +49,7 @@ pub fn prepare(name: &str, src: &str) -> Result<IRModule, String> {
     let m = parse_module(src).map_err(|e| e.render(name, src))?;
     let report = check_module(&m, false);
     if report.has_errors() {
-        let errors: String =
-            report.diagnostics.iter().filter(|d| d.is_error()).map(|d| render_with_rule(d, name, src)).collect();
-        return Err(errors);
+        return Err(render_errors(&report.diagnostics, name, src));
     }
     report.normalized.ok_or_else(|| format!("{name}: the program does not normalize"))
 }
@@ -59,8 +57,18 @@ pub fn prepare(name: &str, src: &str) -> Result<IRModule, String> {
 /// Evaluates the `.rx` expression `src` (e.g. `main(R.const([1, 2], "int32"))`) in the
 /// module's global scope.
 pub fn eval_text(mach: &mut Machine, src: &str) -> Result<Result<Value, RuntimeError>, String> {
-    let e = parse_expr_in_module(mach.module, src).map_err(|e| format!("`{src}`: {}", e.0.message))?;
+    let e = parse_expr_in_module(mach.module, src)
+        .map_err(|e| format!("error[{}]: {} (in `{}`)", e.0.code, e.0.message, excerpt(src, e.0.span.lo as usize)))?;
     Ok(mach.eval(&e, &Scope::default()))
+}
+
+/// Up to 60 characters of `src` around byte `at`: an argument may be megabytes long.
+pub fn excerpt(src: &str, at: usize) -> String {
+    let chars: Vec<(usize, char)> = src.char_indices().collect();
+    let here = chars.iter().position(|&(i, _)| i >= at).unwrap_or(chars.len());
+    let (from, to) = (here.saturating_sub(30), (here + 30).min(chars.len()));
+    let cut: String = chars[from..to].iter().map(|&(_, c)| c).collect();
+    format!("{}{cut}{}", if from > 0 { "…" } else { "" }, if to < chars.len() { "…" } else { "" })
 }
 
 /// What a run printed and returned, as text (crosses threads).
@@ -119,10 +127,15 @@ pub(crate) fn arg_values(m: &IRModule, args: &[Arg]) -> Result<Vec<Value>, Strin
             Arg::Array(arr) => Ok(Value::tensor(arr.clone())),
             Arg::Literal(text) => match eval_text(&mut mach, text)? {
                 Ok(v) => Ok(v),
-                Err(e) => Err(format!("the argument `{text}`: {e}")),
+                Err(e) => Err(format!("{e} (in the argument `{}`)", excerpt(text, 0))),
             },
         })
         .collect()
+}
+
+/// The entry is a name looked up among the module's functions, never source text.
+pub(crate) fn no_function(name: &str, entry: &str) -> String {
+    format!("error[name]: {name}: the module has no function `{}`", excerpt(&entry.escape_debug().to_string(), 0))
 }
 
 /// How `oracle eval` runs a call.
@@ -154,7 +167,7 @@ pub fn run_eval(name: &str, src: &str, entry: &str, args: &[Arg], options: EvalO
             if trace {
                 mach.trace = Some(Vec::new());
             }
-            let f = mach.global(entry).cloned().ok_or_else(|| format!("{name}: no function `{entry}`"))?;
+            let f = mach.global(entry).cloned().ok_or_else(|| no_function(name, entry))?;
             let r = mach.apply(&f, values, spec_model::Span::SYNTHETIC);
             report.oracle = Some(RunText {
                 result: r.as_ref().map(print_value).map_err(Clone::clone),

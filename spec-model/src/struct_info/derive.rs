@@ -286,6 +286,17 @@ impl Deriver<'_> {
         erase_to_well_defined(&s, &scope.delta, &scope.sigma)
     }
 
+    /// LIMIT-sinfo: `si`, or `Object` (and an error) when it is beyond the budget.
+    fn within_budget(&mut self, si: StructInfo, var: &Var, span: Span) -> StructInfo {
+        match crate::limits::struct_info_within_budget(&si) {
+            Ok(()) => si,
+            Err(why) => {
+                self.error("LIMIT-sinfo", format!("the StructInfo derived for `{}` {why}", var.name()), span);
+                StructInfo::object()
+            }
+        }
+    }
+
     /// SI-D-8.2 and SI-D-8.3: one binding updates Δ (and Σ for MatchCast).
     fn binding(&mut self, b: &Binding, scope: &mut Scope, fcx: &mut FnCx) {
         match b {
@@ -309,6 +320,7 @@ impl Deriver<'_> {
                     }
                     (_, annotation) => {
                         let se = self.expr(value, scope, fcx);
+                        let se = self.within_budget(se, var, *span);
                         match annotation {
                             // SI-D-8.2.3
                             Some(sv) => {

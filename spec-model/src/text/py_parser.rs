@@ -137,7 +137,9 @@ impl Parser {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(ParseError::limit(
-                format!("nesting deeper than {MAX_NESTING} levels is not supported"),
+                format!(
+                    "nesting deeper than {MAX_NESTING} levels (brackets, blocks, operator chains and postfix chains together) is not supported"
+                ),
                 self.span(),
             ));
         }
@@ -492,7 +494,16 @@ impl Parser {
         r
     }
 
+    /// Each operator of a chain `a + b + c ...` nests the left side one level deeper in
+    /// the tree (and in every pass that walks it), so it counts as a nesting level.
     fn binary_inner(&mut self, min: u8) -> ParseResult<PyExpr> {
+        let mut chain = 0;
+        let r = self.binary_chain(min, &mut chain);
+        self.depth -= chain;
+        r
+    }
+
+    fn binary_chain(&mut self, min: u8, chain: &mut usize) -> ParseResult<PyExpr> {
         let mut lhs = self.prefix(min)?;
         loop {
             enum K {
@@ -535,6 +546,8 @@ impl Parser {
             if prec < min {
                 break;
             }
+            *chain += 1;
+            self.enter()?;
             self.bump();
             let rhs = self.binary(if right_assoc { prec } else { prec + 1 })?;
             let span = lhs.span.to(rhs.span);
@@ -578,9 +591,34 @@ impl Parser {
         Ok(PyExpr { kind: PyExprKind::Unary { op, operand: Box::new(operand) }, span })
     }
 
+    /// A postfix chain `f(x)(y)`, `t[0][1]`, `x.a.b` nests its head one level deeper per
+    /// link, and counts so; a name's first attribute and the call or subscript of a
+    /// dotted name (`R.add(...)`, `T.Buffer[...]`) do not, so that operators printed as
+    /// calls nest no deeper than written.
     fn primary(&mut self) -> ParseResult<PyExpr> {
+        let mut chain = 0;
+        let r = self.postfix_chain(&mut chain);
+        self.depth -= chain;
+        r
+    }
+
+    fn postfix_chain(&mut self, chain: &mut usize) -> ParseResult<PyExpr> {
         let mut e = self.atom()?;
+        // Whether `e` is still a name or a name's attribute (`R`, `R.nn`).
+        let mut name_path = matches!(e.kind, PyExprKind::Name(_));
         loop {
+            let counts = match self.peek() {
+                Tok::Op(".") => !matches!(e.kind, PyExprKind::Name(_)),
+                Tok::Op("(" | "[") => !name_path,
+                _ => false,
+            };
+            if counts {
+                *chain += 1;
+                self.enter()?;
+            }
+            if self.is_op("(") || self.is_op("[") {
+                name_path = false;
+            }
             if self.eat_op(".") {
                 let (attr, attr_span) = self.expect_name("an attribute name after `.`")?;
                 let span = e.span.to(attr_span);

@@ -254,6 +254,8 @@ impl Checker<'_> {
                     }
                     _ => self.expr(value, gamma, fcx),
                 };
+                // LIMIT-sinfo (reported once, by StructInfo derivation, at the same place).
+                let t_value = if crate::limits::type_within_budget(&t_value).is_ok() { t_value } else { Type::Object };
                 let t = match annotated {
                     None => t_value,
                     Some(t) => {

@@ -103,6 +103,20 @@ pub(crate) fn expect_int(e: &PyExpr, what: &str) -> ParseResult<i64> {
     }
 }
 
+/// An `ndim`: a rank (0 or more) or -1 for an unknown rank. The grammar's `ndim: int`
+/// gives no meaning to the other negative numbers, so they are refused where they are
+/// written (proofs-notes/interpretations.md, I-ndim).
+pub(crate) fn expect_ndim(e: &PyExpr) -> ParseResult<i64> {
+    let n = expect_int(e, "ndim")?;
+    if n < -1 {
+        return Err(ParseError::syntax(
+            format!("ndim is a rank (0 or more) or -1 for an unknown rank, not {n}"),
+            e.span,
+        ));
+    }
+    Ok(n)
+}
+
 /// Checks a call's arguments against named formals: returns, for each formal in
 /// order, the argument given positionally or by keyword. Unknown keywords, too many
 /// positionals and duplicates are errors that name the callee.

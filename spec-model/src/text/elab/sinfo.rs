@@ -1,7 +1,7 @@
 //! StructInfo annotations: `R.Tensor`, `R.Shape`, `R.Prim`, `R.Object`, `R.Tuple`,
 //! `R.Callable` (StructInfo-era TVMScript spellings).
 
-use super::attrs::{bind_args, expect_bool, expect_int, expect_str};
+use super::attrs::{bind_args, expect_bool, expect_ndim, expect_str};
 use super::prim::{prim_expr, NameMode};
 use super::{Ctx, Entity};
 use crate::grammar::{DataType, DeriveFunc, Expr, ExprKind, PrimExpr, StructInfo, StructInfoKind, Var};
@@ -81,7 +81,7 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
                 })?),
             };
             let ndim = match a[1] {
-                Some(n) => expect_int(n, "ndim")?,
+                Some(n) => expect_ndim(n)?,
                 None => values.as_ref().map_or(-1, |v| v.len() as i64),
             };
             StructInfoKind::Shape { values, ndim }
@@ -180,7 +180,7 @@ fn tensor(
         }
     };
     let ndim = match a[2] {
-        Some(n) => expect_int(n, "ndim")?,
+        Some(n) => expect_ndim(n)?,
         None => inferred_ndim,
     };
     Ok(StructInfoKind::Tensor { shape, dtype, ndim })

@@ -120,7 +120,9 @@ pub(crate) fn constant(a: &NDArray) -> Doc {
             return txt(element(&a.data, offset));
         }
         let n = a.shape[dim] as usize;
-        let stride: usize = a.shape[dim + 1..].iter().map(|d| *d as usize).product();
+        // Saturating: a zero later on (`[0, 2^62, 2^62]`) makes the true product 0,
+        // and with `n == 0` no stride is used.
+        let stride = a.shape[dim + 1..].iter().fold(1usize, |s, d| s.saturating_mul(*d as usize));
         list((0..n).map(|i| nested(a, dim + 1, offset + i * stride)).collect())
     }
     let dtype = || txt(string_lit(&a.dtype.to_string()));
