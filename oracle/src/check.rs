@@ -17,7 +17,10 @@ thread_local! {
 
 /// [`check_module_with`] and the auto prover (syntactic, egg, Z3).
 pub fn check_module(m: &IRModule, as_written: bool) -> CheckReport {
-    AUTO.with(|p| check_module_with(m, as_written, p))
+    AUTO.with(|p| {
+        p.start_module();
+        check_module_with(m, as_written, p)
+    })
 }
 
 /// Renders a diagnostic with the source excerpt and the rule's one-line summary.

@@ -71,7 +71,7 @@ fn missing_files_are_errors_not_panics() {
     for args in [&["fmt", "no/such.rx"][..], &["parse", "no/such.rx"], &["test", "no/such/dir"]] {
         let out = oracle(args, None);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(String::from_utf8(out.stderr).unwrap().starts_with("error:"), "{args:?}");
+        assert!(String::from_utf8(out.stderr).unwrap().starts_with("error[io]:"), "{args:?}");
     }
 }
 
@@ -291,9 +291,9 @@ fn eval_bench_times_the_call_in_either_engine() {
         }
     }
     let both = oracle(&[&["eval", "--bench", "3", "--engine", "both"][..], &args].concat(), None);
-    assert_eq!(both.status.code(), Some(1));
+    assert_eq!(both.status.code(), Some(2), "a usage error");
     let err = String::from_utf8(both.stderr).unwrap();
-    assert!(err.starts_with("error: --bench times one engine") && err.contains("--engine optimized"), "{err}");
+    assert!(err.starts_with("error[usage]: --bench times one engine") && err.contains("--engine optimized"), "{err}");
     // --quiet leaves the value out, and the figures in.
     let quiet = oracle(&[&["eval", "--bench", "1", "--quiet", "--engine", "optimized"][..], &args].concat(), None);
     assert!(quiet.status.success() && quiet.stdout.is_empty());

@@ -74,7 +74,13 @@ fn main() {
         let auto = AutoProver::default();
         let boxed = backend.prover();
         let (prover, before): (&dyn ShapeProver, Box<dyn Fn()>) = match backend {
-            Backend::Auto => (&auto, Box::new(|| auto.clear_cache())),
+            Backend::Auto => (
+                &auto,
+                Box::new(|| {
+                    auto.clear_cache();
+                    auto.start_module();
+                }),
+            ),
             _ => (boxed.as_ref(), Box::new(|| {})),
         };
         let outcomes: Vec<Outcome> = pairs.iter().map(|p| run(prover, before.as_ref(), p, reps)).collect();

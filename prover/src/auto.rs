@@ -6,9 +6,10 @@ use crate::egg_prover::EggProver;
 use crate::z3_prover::Z3Prover;
 use spec_model::grammar::{PrimExpr, PrimExprKind, PrimVar};
 use spec_model::struct_info::{ShapeProver, SyntacticProver, Verdict};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::time::{Duration, Instant};
 
 /// The canonical text of a pair: structure, literals with their dtypes, variables
 /// numbered by first occurrence (with their dtypes). Renaming variables consistently
@@ -71,19 +72,43 @@ pub enum DecidedBy {
     Nobody,
 }
 
+/// The time egg and Z3 may spend on one module's queries (the prover's budget); after it,
+/// only the syntactic back end answers (the rest are `Unknown`).
+pub const MODULE_BUDGET: Duration = Duration::from_secs(10);
+
 /// Syntactic, then egg, then Z3, with a cache.
-#[derive(Default)]
 pub struct AutoProver {
     pub egg: EggProver,
     pub z3: Z3Prover,
+    /// The time egg and Z3 may spend between two calls of [`AutoProver::start_module`].
+    pub module_budget: Duration,
+    spent: Cell<Duration>,
     cache: RefCell<HashMap<String, Verdict>>,
     last: RefCell<Option<DecidedBy>>,
+}
+
+impl Default for AutoProver {
+    fn default() -> Self {
+        AutoProver::with(EggProver::default(), Z3Prover::default())
+    }
 }
 
 impl AutoProver {
     /// An auto prover over the given back ends.
     pub fn with(egg: EggProver, z3: Z3Prover) -> AutoProver {
-        AutoProver { egg, z3, cache: RefCell::default(), last: RefCell::default() }
+        AutoProver {
+            egg,
+            z3,
+            module_budget: MODULE_BUDGET,
+            spent: Cell::default(),
+            cache: RefCell::default(),
+            last: RefCell::default(),
+        }
+    }
+
+    /// A new module: its queries get the whole module budget again.
+    pub fn start_module(&self) {
+        self.spent.set(Duration::ZERO);
     }
 
     /// Which back end decided the last query.
@@ -108,7 +133,16 @@ impl ShapeProver for AutoProver {
             [(&SyntacticProver, DecidedBy::Syntactic), (&self.egg, DecidedBy::Egg), (&self.z3, DecidedBy::Z3)];
         let mut answer = (Verdict::Unknown, DecidedBy::Nobody);
         for (p, by) in backends {
+            if by != DecidedBy::Syntactic && self.spent.get() >= self.module_budget {
+                // Not cached: the next module may have the time to decide it.
+                *self.last.borrow_mut() = Some(DecidedBy::Nobody);
+                return Verdict::Unknown;
+            }
+            let start = Instant::now();
             let v = p.compare(lhs, rhs, scope);
+            if by != DecidedBy::Syntactic {
+                self.spent.set(self.spent.get() + start.elapsed());
+            }
             if v != Verdict::Unknown {
                 answer = (v, by);
                 break;

@@ -289,8 +289,33 @@ impl Z3Prover {
     }
 }
 
+/// The highest polynomial degree Z3 is asked about. Nonlinear integer arithmetic of
+/// high degree (`n0 * ... * n23 % (m0 * ... * m23 + 1)`) keeps libz3 in preprocessing
+/// where it ignores the interrupt for tens of seconds, so the wall-clock bound would
+/// not hold; such a query is `Unknown` at once.
+pub const MAX_Z3_DEGREE: u32 = 16;
+
+/// The degree of `e` as a polynomial, counting a division or modulo as the product of
+/// its sides (Z3 encodes `a % b` through `a = q * b + r`). Saturates.
+pub fn degree(e: &PrimExpr) -> u32 {
+    use spec_model::grammar::PrimBinOp::*;
+    match &*e.kind {
+        PrimExprKind::Var(_) => 1,
+        PrimExprKind::IntImm { .. } | PrimExprKind::FloatImm { .. } => 0,
+        PrimExprKind::Binary { op: Mul | Div | Mod | FloorDiv | FloorMod, a, b } => degree(a).saturating_add(degree(b)),
+        PrimExprKind::Binary { a, b, .. } => degree(a).max(degree(b)),
+        PrimExprKind::Not(a) | PrimExprKind::Cast { value: a, .. } => degree(a),
+        PrimExprKind::Select { cond, then_value, else_value } => {
+            degree(cond).max(degree(then_value)).max(degree(else_value))
+        }
+    }
+}
+
 impl ShapeProver for Z3Prover {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
+        if degree(lhs).max(degree(rhs)) > MAX_Z3_DEGREE {
+            return Verdict::Unknown;
+        }
         let _guard = z3_lock();
         // One time budget for the whole query, shared by its checks.
         let deadline = Instant::now() + Duration::from_millis(u64::from(self.timeout_ms));

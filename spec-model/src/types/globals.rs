@@ -30,8 +30,11 @@ pub(crate) fn check_globals<R: GlobalRule>(m: &IRModule, rule: &mut R) -> Vec<(S
     for (gv, f) in &m.functions {
         rule.globals().insert(gv.name.clone(), R::declared(f));
     }
+    // By name at once: `m.get` searches the list, quadratic over 10^5 functions.
+    let by_name: std::collections::HashMap<&str, &BaseFunc> =
+        m.functions.iter().map(|(gv, f)| (gv.name.as_str(), f)).collect();
     for name in globals_callee_first(m) {
-        let Some(BaseFunc::Relax(f)) = m.get(&name) else { continue };
+        let Some(BaseFunc::Relax(f)) = by_name.get(name.as_str()) else { continue };
         let judgement = rule.global_function(&name, f);
         rule.globals().insert(name, judgement);
     }

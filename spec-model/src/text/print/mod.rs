@@ -26,6 +26,23 @@ pub(crate) fn txt(s: impl Into<String>) -> Doc {
     RcDoc::text(s.into())
 }
 
+/// `items` separated by `sep`, as a balanced tree of appends: `RcDoc::intersperse`
+/// nests one level per item, and dropping a document nested 10^5 deep overflows the
+/// stack (a constant of 10^6 elements, a function of 10^5 bindings).
+pub(crate) fn joined(items: Vec<Doc>, sep: Doc) -> Doc {
+    fn go(items: &mut [Option<Doc>], sep: &Doc) -> Doc {
+        match items.len() {
+            0 => RcDoc::nil(),
+            1 => items[0].take().unwrap_or_else(RcDoc::nil),
+            n => {
+                let (l, r) = items.split_at_mut(n / 2);
+                go(l, sep).append(sep.clone()).append(go(r, sep))
+            }
+        }
+    }
+    go(&mut items.into_iter().map(Some).collect::<Vec<_>>(), &sep)
+}
+
 /// `head(a, b, c)`, breaking after `(` and between arguments (with a trailing
 /// comma) when it does not fit.
 pub(crate) fn call(head: impl Into<String>, args: Vec<Doc>) -> Doc {
@@ -44,7 +61,7 @@ pub(crate) fn bracketed_doc(open: Doc, items: Vec<Doc>, close: Doc) -> Doc {
     }
     let sep = txt(",").append(RcDoc::line());
     let trailing = txt(",").flat_alt(RcDoc::nil());
-    open.append(RcDoc::line_().append(RcDoc::intersperse(items, sep)).append(trailing).nest(4))
+    open.append(RcDoc::line_().append(joined(items, sep)).append(trailing).nest(4))
         .append(RcDoc::line_())
         .append(close)
         .group()
@@ -66,7 +83,7 @@ pub(crate) fn list(items: Vec<Doc>) -> Doc {
 /// `header:` followed by the indented statements (`pass` if there are none).
 pub(crate) fn block(header: Doc, body: Vec<Doc>) -> Doc {
     let body = if body.is_empty() { vec![txt("pass")] } else { body };
-    header.append(txt(":")).append(RcDoc::hardline().append(RcDoc::intersperse(body, RcDoc::hardline())).nest(4))
+    header.append(txt(":")).append(RcDoc::hardline().append(joined(body, RcDoc::hardline())).nest(4))
 }
 
 pub(crate) fn render(doc: Doc, width: usize) -> String {

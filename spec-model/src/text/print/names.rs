@@ -5,6 +5,7 @@
 use crate::grammar::tir::Buffer;
 use crate::grammar::{PrimVar, Var};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 const PY_KEYWORDS: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
@@ -18,20 +19,28 @@ pub(crate) struct Names {
     prims: HashMap<u64, String>,
     buffers: HashMap<u64, String>,
     taken: HashSet<String>,
+    /// The module's global names, shared by every function's printer (a module of
+    /// many functions would otherwise copy them once per function).
+    reserved: Rc<HashSet<String>>,
+    /// Per stem, the suffix to try first.
+    next_suffix: HashMap<String, usize>,
     /// How often each Relax variable is referred to (unused `_` may repeat; a branch's
     /// match_cast variable used only as the branch result may print as the `if`'s).
     pub uses: HashMap<u64, usize>,
 }
 
 impl Names {
-    pub fn new(reserved: impl IntoIterator<Item = String>) -> Names {
-        Names { taken: reserved.into_iter().collect(), ..Names::default() }
+    pub fn new(reserved: Rc<HashSet<String>>) -> Names {
+        Names { reserved, ..Names::default() }
     }
 
     /// Whether `name` is in use: reserved, chosen before, a Python keyword or a module
     /// alias (kept apart from `taken`, so that a fresh printer costs no allocation).
     fn is_taken(&self, name: &str) -> bool {
-        self.taken.contains(name) || PY_KEYWORDS.contains(&name) || ["R", "T", "I", "cls"].contains(&name)
+        self.taken.contains(name)
+            || self.reserved.contains(name)
+            || PY_KEYWORDS.contains(&name)
+            || ["R", "T", "I", "cls"].contains(&name)
     }
 
     /// A fresh identifier based on `hint`.
@@ -46,7 +55,12 @@ impl Names {
         }
         let stem = base.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_').to_string();
         let stem = if stem.is_empty() { base.clone() } else { stem };
-        let name = (1..).map(|i| format!("{stem}_{i}")).find(|n| !self.is_taken(n)).unwrap_or(base);
+        // Numbering resumes where this stem's last fresh name stopped: 10^5 rebindings
+        // of one name would otherwise try 1, 2, ... each time.
+        let from = self.next_suffix.get(&stem).copied().unwrap_or(1);
+        let (i, name) =
+            (from..).map(|i| (i, format!("{stem}_{i}"))).find(|(_, n)| !self.is_taken(n)).unwrap_or((from, base));
+        self.next_suffix.insert(stem, i + 1);
         self.taken.insert(name.clone());
         name
     }

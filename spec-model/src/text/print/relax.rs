@@ -2,7 +2,7 @@
 
 use super::literal::{attr_dict, attr_value, constant, string_lit};
 use super::names::Names;
-use super::{block, call, tuple, txt, Dialect, Doc};
+use super::{block, call, joined, tuple, txt, Dialect, Doc};
 use crate::grammar::visit::walk_expr;
 use crate::grammar::{
     AttrValue, BaseFunc, Binding, BindingBlock, Call, Expr, ExprKind, Function, IRModule, PrimExpr, PrimVar,
@@ -11,6 +11,8 @@ use crate::grammar::{
 use crate::ops::{OpParam, OpRef};
 use pretty::RcDoc;
 use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
 
 pub(crate) struct RelaxPrinter {
     pub names: RefCell<Names>,
@@ -26,8 +28,8 @@ pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
         && m.name == "Module"
         && m.functions.len() == 1
         && matches!(m.functions[0].1, BaseFunc::Relax(_));
-    let reserved: Vec<String> =
-        m.functions.iter().map(|(gv, _)| gv.name.clone()).chain(std::iter::once(m.name.clone())).collect();
+    let reserved: Rc<HashSet<String>> =
+        Rc::new(m.functions.iter().map(|(gv, _)| gv.name.clone()).chain(std::iter::once(m.name.clone())).collect());
     let funcs: Vec<Doc> = m
         .functions
         .iter()
@@ -50,19 +52,19 @@ pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
     }
     imports.push(txt("from tvm.script import relax as R"));
     imports.push(txt(format!("from tvm.script import {} as T", dialect.tir_module())));
-    let header = RcDoc::intersperse(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
+    let header = joined(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
     let sep = RcDoc::hardline().append(RcDoc::hardline());
     if standalone {
-        return header.append(RcDoc::intersperse(funcs, sep));
+        return header.append(joined(funcs, sep));
     }
     let class = txt("@I.ir_module").append(RcDoc::hardline()).append(txt(format!("class {}", m.name)));
-    let body = if funcs.is_empty() { vec![txt("pass")] } else { vec![RcDoc::intersperse(funcs, sep)] };
+    let body = if funcs.is_empty() { vec![txt("pass")] } else { vec![joined(funcs, sep)] };
     header.append(block(class, body))
 }
 
 fn fresh_printer() -> RelaxPrinter {
     RelaxPrinter {
-        names: RefCell::new(Names::new(Vec::new())),
+        names: RefCell::new(Names::new(Rc::default())),
         bare_globals: true,
         module_name: String::new(),
         dialect: Dialect::Rx,

@@ -5,7 +5,7 @@
 use super::literal::{attr_dict, string_lit};
 use super::names::Names;
 use super::scalar::{Defaults, Scalar, ScalarPrinter, View, P_ATOM};
-use super::{block, call, list, tuple, txt, Dialect, Doc};
+use super::{block, call, joined, list, tuple, txt, Dialect, Doc};
 use crate::grammar::tir::{
     Block, Buffer, BufferRegion, ForKind, Intrinsic, IterKind, PrimFunc, RegionDim, Stmt, StmtKind, TirExpr,
     TirExprKind,
@@ -15,6 +15,7 @@ use crate::text::elab::tir::{TIR_FLOAT, TIR_INT};
 use pretty::RcDoc;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 impl Scalar for TirExpr {
     fn view(&self) -> View<'_, Self> {
@@ -44,7 +45,7 @@ fn is_zero_of(e: &TirExpr, dtype: DataType) -> bool {
     matches!(&*e.kind, TirExprKind::IntImm { value: 0, dtype: d } if *d == dtype)
 }
 
-pub(crate) fn prim_func(name: &str, f: &PrimFunc, reserved: Vec<String>, dialect: Dialect) -> Doc {
+pub(crate) fn prim_func(name: &str, f: &PrimFunc, reserved: Rc<HashSet<String>>, dialect: Dialect) -> Doc {
     let p = TirPrinter { names: RefCell::new(Names::new(reserved)), loops: RefCell::new(HashMap::new()), dialect };
     p.function(name, f)
 }
@@ -183,7 +184,7 @@ impl TirPrinter {
             return txt(format!("{name}[()]"));
         }
         let idx: Vec<Doc> = indices.iter().map(|i| sp.print(i).0).collect();
-        txt(format!("{name}[")).append(RcDoc::intersperse(idx, txt(", "))).append(txt("]"))
+        txt(format!("{name}[")).append(joined(idx, txt(", "))).append(txt("]"))
     }
 
     fn shape(&self, b: &Buffer) -> Doc {
@@ -360,7 +361,7 @@ impl TirPrinter {
                 }
             })
             .collect();
-        txt(format!("{name}[")).append(RcDoc::intersperse(dims, txt(", "))).append(txt("]"))
+        txt(format!("{name}[")).append(joined(dims, txt(", "))).append(txt("]"))
     }
 
     fn block(&self, b: &Block) -> Doc {
