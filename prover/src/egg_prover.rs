@@ -13,7 +13,7 @@
 
 use crate::analysis::ShapeAnalysis;
 use crate::lang::{Shape, Translation};
-use crate::modular::never_zero_mod;
+use crate::modular::{always_equal_mod, never_zero_mod};
 use crate::poly::Normalizer;
 use egg::{EGraph, Id, Language, Rewrite, Runner};
 use spec_model::grammar::{PrimExpr, PrimVar};
@@ -115,6 +115,9 @@ impl ShapeProver for EggProver {
         }
         if never_zero_mod(&t.expr, d) {
             return Verdict::NotEqual;
+        }
+        if always_equal_mod(&t.expr, a, b) {
+            return Verdict::Equal;
         }
         let (eg, a, b, d) = Self::egraph(t, [a, b, d], false);
         let first = decide(&eg, a, b, d);

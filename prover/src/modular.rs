@@ -49,26 +49,8 @@ fn gcd(a: i64, b: i64) -> i64 {
 /// `true` when `d` (a node of `expr`) is nonzero modulo some `k` under every residue
 /// assignment: then `d` is never 0 where defined.
 pub fn never_zero_mod(expr: &RecExpr<Shape>, d: Id) -> bool {
-    let nodes = expr.as_ref();
-    let mut vars: Vec<egg::Symbol> = Vec::new();
-    let mut lcm = 1i64;
-    for node in nodes {
-        match node {
-            Shape::Var(s) if !vars.contains(s) => vars.push(*s),
-            Shape::FMod([_, b]) => match nodes[usize::from(*b)] {
-                Shape::Num(c) if c > 0 && c <= 64 => {
-                    lcm = lcm / gcd(lcm, c) * c;
-                    if lcm > 64 {
-                        return false;
-                    }
-                }
-                _ => return false,
-            },
-            _ => {}
-        }
-    }
-    let candidates = MODULI.iter().copied().chain((lcm > 1 && lcm <= 64).then_some(lcm));
-    candidates.filter(|k| k % lcm == 0 || lcm == 1).any(|k| {
+    let Some((ks, vars)) = moduli_and_vars(expr) else { return false };
+    ks.into_iter().any(|k| {
         let Some(total) = u32::try_from(vars.len()).ok().and_then(|n| k.checked_pow(n)) else { return false };
         if total > MAX_ASSIGNMENTS {
             return false;
@@ -78,6 +60,72 @@ pub fn never_zero_mod(expr: &RecExpr<Shape>, d: Id) -> bool {
             residues(expr, k, &vars, &assignment).is_some_and(|r| r[usize::from(d)] != 0)
         })
     })
+}
+
+/// The moduli to try for `expr`: the fixed ones and the least common multiple of its
+/// `floormod` divisors, each with the variables; `None` when a divisor is not a
+/// small positive literal.
+fn moduli_and_vars(expr: &RecExpr<Shape>) -> Option<(Vec<i64>, Vec<egg::Symbol>)> {
+    let nodes = expr.as_ref();
+    let (mut vars, mut lcm) = (Vec::new(), 1i64);
+    for node in nodes {
+        match node {
+            Shape::Var(s) if !vars.contains(s) => vars.push(*s),
+            Shape::FMod([_, b]) => match nodes[usize::from(*b)] {
+                Shape::Num(c) if c > 0 && c <= 64 => {
+                    lcm = lcm / gcd(lcm, c) * c;
+                    if lcm > 64 {
+                        return None;
+                    }
+                }
+                _ => return None,
+            },
+            _ => {}
+        }
+    }
+    let ks = MODULI.iter().copied().chain((lcm > 1).then_some(lcm)).filter(|k| k % lcm == 0).collect();
+    Some((ks, vars))
+}
+
+/// `true` when the nodes `a` and `b` of `expr` are equal wherever defined because
+/// their values are determined by residues: built by `+ - *` from literals and
+/// `floormod`s by literals dividing some `k` (a `floormod`'s value is its argument's
+/// residue, which the variables' residues modulo `k` determine), and equal under every
+/// assignment of residues. E.g. `n * (n + 1) % 2 == 0`, `n * n % 4 < 2`'s parts.
+pub fn always_equal_mod(expr: &RecExpr<Shape>, a: Id, b: Id) -> bool {
+    let nodes = expr.as_ref();
+    let Some((ks, vars)) = moduli_and_vars(expr) else { return false };
+    ks.into_iter().any(|k| {
+        let Some(total) = u32::try_from(vars.len()).ok().and_then(|n| k.checked_pow(n)) else { return false };
+        if total > MAX_ASSIGNMENTS {
+            return false;
+        }
+        (0..total).all(|code| {
+            let assignment: Vec<i64> = (0..vars.len()).map(|i| (code / k.pow(i as u32)) % k).collect();
+            let Some(r) = residues(expr, k, &vars, &assignment) else { return false };
+            let exact = exact_values(nodes, &r);
+            matches!((exact[usize::from(a)], exact[usize::from(b)]), (Some(x), Some(y)) if x == y)
+        })
+    })
+}
+
+/// The integer value of each node whose value the residues `r` determine exactly:
+/// literals, `floormod`s (their value is their residue) and `+ - *` of such nodes.
+fn exact_values(nodes: &[Shape], r: &[i64]) -> Vec<Option<i64>> {
+    let mut exact: Vec<Option<i64>> = Vec::with_capacity(nodes.len());
+    for (i, node) in nodes.iter().enumerate() {
+        let at = |x: &Id| exact[usize::from(*x)];
+        let v = match node {
+            Shape::Num(c) => Some(*c),
+            Shape::FMod(_) => Some(r[i]),
+            Shape::Add([x, y]) => at(x).zip(at(y)).and_then(|(x, y)| x.checked_add(y)),
+            Shape::Sub([x, y]) => at(x).zip(at(y)).and_then(|(x, y)| x.checked_sub(y)),
+            Shape::Mul([x, y]) => at(x).zip(at(y)).and_then(|(x, y)| x.checked_mul(y)),
+            _ => None,
+        };
+        exact.push(v);
+    }
+    exact
 }
 
 #[cfg(test)]
@@ -105,6 +153,27 @@ mod tests {
         assert!(!never_zero("(* n n)", "(+ (* 2 n) 3)"));
         assert!(!never_zero("(fmod n 4)", "2"));
         assert!(!never_zero("n", "(+ n 0)"));
+    }
+
+    fn always_equal(lhs: &str, rhs: &str) -> bool {
+        let e: RecExpr<Shape> = format!("(- {lhs} {rhs})").parse().expect("test expression");
+        let root = e.as_ref().len() - 1;
+        let Shape::Sub([a, b]) = e.as_ref()[root] else { panic!("a difference") };
+        always_equal_mod(&e, a, b)
+    }
+
+    #[test]
+    fn residues_decide_equalities_too() {
+        // A product of consecutive integers is even; a square is 0 or 1 modulo 4, so
+        // its residue modulo 2 equals the residue of the square modulo 4 modulo 2.
+        assert!(always_equal("(fmod (* n (+ n 1)) 2)", "0"));
+        assert!(always_equal("(fmod (* n (* (+ n 1) (+ n 2))) 3)", "0"));
+        assert!(always_equal("(fmod (fmod (* n n) 4) 2)", "(fmod n 2)"));
+        assert!(always_equal("(* 2 (fmod (* n (+ n 1)) 2))", "0"));
+        // Equal residues do not make equal values: n and n + 2 agree modulo 2 only.
+        assert!(!always_equal("n", "(+ n 2)"));
+        assert!(!always_equal("(fmod (* n n) 4)", "0"));
+        assert!(!always_equal("(fmod (* n n) 4)", "(fmod n 4)"));
     }
 
     #[test]

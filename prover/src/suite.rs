@@ -95,6 +95,12 @@ pub const SUITE: &[Query] = &[
     q("division", "n // m * m + T.floormod(n, m)", "n", E),
     q("division", "(n + m) // m", "n // m + 1", E),
     q("division", "T.floormod(n, 2) + T.floormod(n + 1, 2)", "1", E),
+    // Residues decide equalities too (a product of consecutive integers is even, a
+    // square modulo 4 is its root's parity): E by the residue reasoning, not rewriting.
+    q("division", "T.floormod(n * (n + 1), 2)", "0", E),
+    q("division", "T.floormod(n * (n + 1) * (n + 2), 3)", "0", E),
+    q("division", "T.floormod(T.floormod(n * n, 4), 2)", "T.floormod(n, 2)", E),
+    q("division", "T.floormod(n * n, 4)", "T.floormod(n, 4)", U),
     q("division", "T.floormod(n, 4)", "4", N),
     q("division", "T.floormod(n * 4, 4)", "1", N),
     q("division", "T.truncdiv(n - 5, 2)", "(n - 5) // 2", U),

@@ -169,7 +169,7 @@ pub const RUNTIME_RULES: &[(&str, &str)] = &[
 /// The limits that bound a run (proofs-notes/evaluation.md, E-8): exceeding one is a
 /// typed error naming it, never a hang or a native stack overflow.
 pub const LIMITS: &[(&str, &str)] = &[
-    ("LIMIT-fuel", "Evaluation has a step budget (fuel): one unit per expression, binding and TIR statement or loop iteration; when it runs out the run stops with FuelExhausted."),
+    ("LIMIT-fuel", "Evaluation has a step budget (fuel): one unit per expression, binding and TIR statement or loop iteration, and one per 16 tensor elements an operator's kernel reads, multiplies and adds, or makes; when it runs out the run stops with FuelExhausted."),
     ("LIMIT-depth", "Closure calls nest at most max_depth deep (default 1,000, at most 10,000); a deeper call stops the run with StackExhausted."),
     ("LIMIT-memory", "The tensors a run holds at once fit a memory budget; an allocation that would exceed it stops the run with MemoryExhausted before anything is allocated."),
     ("LIMIT-sinfo", "A StructInfo or type derived for a binding has at most 100,000 nodes and nests at most 200 levels (spec_model::limits); a larger one is a static error at the binding, which then has ObjectStructInfo."),

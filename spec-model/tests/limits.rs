@@ -59,3 +59,34 @@ fn huge_constant_shapes_and_literals_are_errors() {
         assert_eq!(err.diagnostic().code, "syntax", "{e}: {err}");
     }
 }
+
+#[test]
+fn operator_and_postfix_chains_count_as_nesting() {
+    // Each operator of a chain nests the tree one level deeper, as brackets do.
+    for (item, sep) in [("x", " + "), ("x", " * "), ("x", " - ")] {
+        let chain = |n: usize| vec![item; n].join(sep);
+        let ok = parse_module(&func(&chain(90))).expect("90 terms are within the limit");
+        // What fmt prints of it (nested R.add calls) parses again.
+        spec_model::text::check_round_trip(&ok).unwrap();
+        for n in [150, 100_000] {
+            let err = parse_module(&func(&chain(n))).expect_err("too long a chain");
+            assert_eq!(err.diagnostic().code, "limit", "{sep} x {n}: {err}");
+        }
+    }
+    for (head, link) in [("x", "(x)"), ("(x,)", "[0]"), ("x", ".a")] {
+        for n in [150, 100_000] {
+            let err = parse_module(&func(&format!("{head}{}", link.repeat(n)))).expect_err("too long a chain");
+            assert_eq!(err.diagnostic().code, "limit", "{link} x {n}: {err}");
+        }
+    }
+}
+
+#[test]
+fn a_block_of_too_many_statements_is_a_limit_error() {
+    let max = spec_model::text::py_parser::MAX_STATEMENTS;
+    let body = |n: usize| "    y = x\n".repeat(n);
+    let src = |n: usize| format!("@R.function\ndef main(x: R.Tensor((2,), \"float32\")):\n{}    return x\n", body(n));
+    assert!(parse_module(&src(max - 1)).is_ok());
+    let err = parse_module(&src(max + 1)).expect_err("too many statements");
+    assert_eq!(err.diagnostic().code, "limit", "{err}");
+}

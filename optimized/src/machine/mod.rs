@@ -179,6 +179,17 @@ impl<'e> Run<'e> {
         KernelCx { op, span, memory: &self.memory, threads: self.threads, parallel_min: self.parallel_min }
     }
 
+    /// LIMIT-fuel for tensor work: one step per [`ELEMENTS_PER_STEP`] elements.
+    fn charge_tensor_work(&mut self, elements: u64, span: Span) -> Result<()> {
+        let steps = elements / ELEMENTS_PER_STEP;
+        if steps > self.fuel {
+            self.fuel = 0;
+            bail!(ErrorKind::FuelExhausted, "LIMIT-fuel", span, "the step budget (fuel) is exhausted by tensor work");
+        }
+        self.fuel -= steps;
+        Ok(())
+    }
+
     fn step(&mut self, span: Span) -> Result<()> {
         if self.fuel == 0 {
             bail!(ErrorKind::FuelExhausted, "LIMIT-fuel", span, "the step budget (fuel) is exhausted");
@@ -344,7 +355,9 @@ impl<'e> Run<'e> {
             Instr::Kernel { dst, op, kernel, args, span } => {
                 self.step(*span)?;
                 let args = hand_over(frame, args, dies, *span)?;
+                self.charge_tensor_work(kernel_work(*op, &args), *span)?;
                 let v = kernel.run(&self.kernel_cx(*op, *span), &args)?;
+                self.charge_tensor_work(tensor_elements(&v), *span)?;
                 set!(dst, v)
             }
             Instr::Fused { dst, group, args, span } => {
@@ -352,6 +365,11 @@ impl<'e> Run<'e> {
                     self.step(*span)?;
                 }
                 let args = hand_over(frame, args, dies, *span)?;
+                // Each member reads its operands and makes a result of the group's size:
+                // the work of the unfused chain, charged up front.
+                let out = group_result_elements(&args);
+                let members = group.members.len() as u64;
+                self.charge_tensor_work(args.iter().map(tensor_elements).sum::<u64>() + members * out, *span)?;
                 let cx = self.kernel_cx(group.root_op(), *span);
                 set!(dst, group.run(&cx, &args)?)
             }
@@ -454,4 +472,33 @@ fn truth(c: &Value, span: Span) -> Result<bool> {
         Value::Prim(Prim::Int(i, _)) => Ok(*i != 0),
         other => bail!(ErrorKind::OpError, "SEM-7.1", span, "the condition is {}", other.kind()),
     }
+}
+
+/// Tensor elements per step of fuel, as the spec's LIMIT-fuel charges kernels.
+pub const ELEMENTS_PER_STEP: u64 = 16;
+
+/// The elements of a value's tensors (a tuple's, one level deep).
+fn tensor_elements(v: &Value) -> u64 {
+    match v {
+        Value::Tensor(t) => t.numel() as u64,
+        Value::Tuple(fs) => fs.iter().map(|f| if let Value::Tensor(t) = f { t.numel() as u64 } else { 0 }).sum(),
+        _ => 0,
+    }
+}
+
+/// What a kernel reads, and for a matmul its multiply-adds: a `[.., m, k]` operand
+/// meets each of the other's `n` columns.
+fn kernel_work(op: spec_model::ops::Op, args: &[Value]) -> u64 {
+    let read: u64 = args.iter().map(tensor_elements).fold(0, u64::saturating_add);
+    let (spec_model::ops::Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) = (op, args) else { return read };
+    let (sa, sb) = (a.shape(), b.shape());
+    let rows = if sa.len() >= 2 { sa[sa.len() - 2] } else { 1 };
+    let cols = if sb.len() >= 2 { sb[sb.len() - 1] } else { 1 };
+    read.max((a.numel() as u64).saturating_mul(cols)).max((b.numel() as u64).saturating_mul(rows))
+}
+
+/// The size of a fused elementwise group's result: its largest operand (operands
+/// broadcast to it).
+fn group_result_elements(args: &[Value]) -> u64 {
+    args.iter().map(tensor_elements).max().unwrap_or(0)
 }

@@ -10,6 +10,11 @@ use spec_model::Span;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// Tensor elements an operator's kernel handles per step of fuel (LIMIT-fuel): the
+/// default fuel then allows about 1.6 * 10^8 of them, a few seconds of the oracle's
+/// kernels, while the corpus and generated programs use a small fraction.
+pub const ELEMENTS_PER_STEP: u64 = 16;
+
 /// Limits that turn non-termination and deep recursion into errors.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -93,6 +98,18 @@ impl<'m> Machine<'m> {
             bail!(ErrorKind::FuelExhausted, "LIMIT-fuel", span, "the step budget (fuel) is exhausted");
         }
         self.fuel -= 1;
+        Ok(())
+    }
+
+    /// Fuel for `elements` tensor elements handled by a kernel: one step per
+    /// [`ELEMENTS_PER_STEP`], so that tensor work is bounded like a long loop.
+    pub fn charge_elements(&mut self, elements: u64, span: Span) -> EvalResult<()> {
+        let steps = elements / ELEMENTS_PER_STEP;
+        if steps > self.fuel {
+            self.fuel = 0;
+            bail!(ErrorKind::FuelExhausted, "LIMIT-fuel", span, "the step budget (fuel) is exhausted by tensor work");
+        }
+        self.fuel -= steps;
         Ok(())
     }
 

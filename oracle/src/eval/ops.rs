@@ -17,6 +17,45 @@ use spec_model::Span;
 /// in scope `sc` (destination-passing calls evaluate their output shapes there).
 pub fn eval_op(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
     mach.fire(op.def().rule);
+    // LIMIT-fuel: a kernel's work is charged before it runs (a 1024-cubed matmul ends
+    // in FuelExhausted, not in minutes of looping), what it made after.
+    mach.charge_elements(work(op, args), span)?;
+    let result = apply(mach, op, args, call, span, sc)?;
+    mach.charge_elements(elements(&result), span)?;
+    Ok(result)
+}
+
+/// The elements a kernel reads, and for a matmul the multiply-adds (at least).
+fn work(op: Op, args: &[Value]) -> u64 {
+    let read = args.iter().map(elements).fold(0u64, u64::saturating_add);
+    match (op, args) {
+        (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
+            let (a, b) = (a.borrow(), b.borrow());
+            let last = |s: &[u64], from_end: usize| s.len().checked_sub(from_end).map_or(1, |i| s[i]);
+            let (m, n) = (if a.shape.len() >= 2 { last(&a.shape, 2) } else { 1 }, last(&b.shape, 1));
+            let (ea, eb) = (a.data.len() as u64, b.data.len() as u64);
+            read.max(ea.saturating_mul(if b.shape.len() >= 2 { n } else { 1 })).max(eb.saturating_mul(m))
+        }
+        _ => read,
+    }
+}
+
+/// The tensor elements a value holds (a tuple's fields, one level deep).
+fn elements(v: &Value) -> u64 {
+    match v {
+        Value::Tensor(t) => t.borrow().data.len() as u64,
+        Value::Tuple(fs) => fs
+            .iter()
+            .map(|f| match f {
+                Value::Tensor(t) => t.borrow().data.len() as u64,
+                _ => 0,
+            })
+            .fold(0, u64::saturating_add),
+        _ => 0,
+    }
+}
+
+fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
     let cx = Cx::new(op, &call.attrs, span);
     match op {
         Op::CallTir => builtins::call_tir(mach, args, call, span, sc),

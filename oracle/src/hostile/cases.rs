@@ -47,9 +47,12 @@ const SCALAR_ARG: &str = "R.const(1, \"int32\")";
 fn program(text: String, commands: &[&str], args: &[&str]) -> Case {
     let mut cmds: Vec<Vec<String>> = commands.iter().map(|c| vec![c.to_string(), "p.rx".to_string()]).collect();
     if !args.is_empty() {
-        let mut eval = vec!["eval".to_string(), "p.rx".to_string()];
-        eval.extend(args.iter().map(|a| a.to_string()));
-        cmds.push(eval);
+        // The reference interpreter, and the optimized engine (same budgets).
+        for engine in ["oracle", "optimized"] {
+            let mut eval = vec!["eval".to_string(), "p.rx".to_string(), "--engine".to_string(), engine.to_string()];
+            eval.extend(args.iter().map(|a| a.to_string()));
+            cmds.push(eval);
+        }
     }
     Case {
         class: "",
@@ -285,7 +288,9 @@ fn npy_argument(n: u64) -> Case {
     c.files.push(("big1.npy".into(), npy(&format!("{},", e + 1), e + 1)));
     c.files.push(("rank.npy".into(), npy(&zero_rank, 0)));
     for f in ["@big.npy", "@big1.npy", "@rank.npy"] {
-        c.commands.push(vec!["eval".into(), "p.rx".into(), f.into()]);
+        for engine in ["oracle", "optimized"] {
+            c.commands.push(vec!["eval".into(), "p.rx".into(), "--engine".into(), engine.into(), f.into()]);
+        }
     }
     c
 }
@@ -348,7 +353,9 @@ fn zero_size_overflow(_: u64) -> Case {
     let mut c = program(scalar_main(body), &["check"], &[SCALAR_ARG]);
     c.files.push(("zero.npy".into(), npy("0, 4611686018427387904, 4611686018427387904", 0)));
     c.files.push(("q.rx".into(), module("x: R.Tensor(ndim=3, dtype=\"float32\")", "        return x\n").into_bytes()));
-    c.commands.push(vec!["eval".into(), "q.rx".into(), "@zero.npy".into()]);
+    for engine in ["oracle", "optimized"] {
+        c.commands.push(vec!["eval".into(), "q.rx".into(), "--engine".into(), engine.into(), "@zero.npy".into()]);
+    }
     c
 }
 
