@@ -30,7 +30,7 @@ fn work(op: Op, args: &[Value]) -> u64 {
     let read = args.iter().map(elements).fold(0u64, u64::saturating_add);
     match (op, args) {
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
-            let (a, b) = (a.borrow(), b.borrow());
+            let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
             let last = |s: &[u64], from_end: usize| s.len().checked_sub(from_end).map_or(1, |i| s[i]);
             let (m, n) = (if a.shape.len() >= 2 { last(&a.shape, 2) } else { 1 }, last(&b.shape, 1));
             let (ea, eb) = (a.data.len() as u64, b.data.len() as u64);
@@ -43,11 +43,12 @@ fn work(op: Op, args: &[Value]) -> u64 {
 /// The tensor elements a value holds (a tuple's fields, one level deep).
 fn elements(v: &Value) -> u64 {
     match v {
-        Value::Tensor(t) => t.borrow().data.len() as u64,
+        // A tensor being written is the kernel's error to report, not a count's.
+        Value::Tensor(t) => t.try_borrow().map_or(0, |t| t.data.len() as u64),
         Value::Tuple(fs) => fs
             .iter()
             .map(|f| match f {
-                Value::Tensor(t) => t.borrow().data.len() as u64,
+                Value::Tensor(t) => t.try_borrow().map_or(0, |t| t.data.len() as u64),
                 _ => 0,
             })
             .fold(0, u64::saturating_add),

@@ -36,6 +36,12 @@ const OPS: &[&str] = &[
 /// The deepest indentation accepted (Python's own limit is 100).
 pub const MAX_INDENT_LEVELS: usize = 100;
 
+/// The most tokens in one file. Tokens are built before parsing, and each with what
+/// parsing makes of it costs about 100 bytes, so 10^7 of them stay well under the
+/// 2 GB the hostile-input suite allows (a text constant is then at most about
+/// 5 * 10^6 elements; larger tensors come in as `.npy` files).
+pub const MAX_TOKENS: usize = 10_000_000;
+
 pub fn tokenize(src: &str) -> ParseResult<Vec<Token>> {
     Lexer { src, bytes: src.as_bytes(), pos: 0, toks: Vec::new(), indents: vec![0], depth: Vec::new() }.run()
 }
@@ -54,6 +60,13 @@ impl<'a> Lexer<'a> {
     fn run(mut self) -> ParseResult<Vec<Token>> {
         let mut at_line_start = true;
         loop {
+            if self.toks.len() > MAX_TOKENS {
+                let at = Span::new(self.pos, self.pos + 1);
+                return Err(ParseError::limit(
+                    format!("a file of more than {MAX_TOKENS} tokens is not supported (pass large tensors as .npy)"),
+                    at,
+                ));
+            }
             if at_line_start && self.depth.is_empty() {
                 // Blank and comment-only lines leave us at the start of a line.
                 if self.line_start()? {
