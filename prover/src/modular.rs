@@ -46,9 +46,9 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// `true` when `d` (a node of `expr`) is nonzero modulo some `k` under every residue
-/// assignment: then `d` is never 0 where defined.
-pub fn never_zero_mod(expr: &RecExpr<Shape>, d: Id) -> bool {
+/// `true` when, for some modulus `k` to try, `holds` is true of the nodes' residues
+/// under every assignment of residues modulo `k` to the variables.
+fn for_some_modulus_always(expr: &RecExpr<Shape>, holds: impl Fn(&[i64]) -> bool) -> bool {
     let Some((ks, vars)) = moduli_and_vars(expr) else { return false };
     ks.into_iter().any(|k| {
         let Some(total) = u32::try_from(vars.len()).ok().and_then(|n| k.checked_pow(n)) else { return false };
@@ -57,8 +57,26 @@ pub fn never_zero_mod(expr: &RecExpr<Shape>, d: Id) -> bool {
         }
         (0..total).all(|code| {
             let assignment: Vec<i64> = (0..vars.len()).map(|i| (code / k.pow(i as u32)) % k).collect();
-            residues(expr, k, &vars, &assignment).is_some_and(|r| r[usize::from(d)] != 0)
+            residues(expr, k, &vars, &assignment).is_some_and(|r| holds(&r))
         })
+    })
+}
+
+/// `true` when `d` (a node of `expr`) is nonzero modulo some `k` under every residue
+/// assignment: then `d` is never 0 where defined.
+pub fn never_zero_mod(expr: &RecExpr<Shape>, d: Id) -> bool {
+    for_some_modulus_always(expr, |r| r[usize::from(d)] != 0)
+}
+
+/// `true` when the nodes `a` and `b` of `expr` are equal wherever defined because
+/// their values are determined by residues: built by `+ - *` from literals and
+/// `floormod`s by literals dividing some `k` (a `floormod`'s value is its argument's
+/// residue, which the variables' residues modulo `k` determine), and equal under every
+/// assignment of residues. E.g. `n * (n + 1) % 2 == 0`.
+pub fn always_equal_mod(expr: &RecExpr<Shape>, a: Id, b: Id) -> bool {
+    for_some_modulus_always(expr, |r| {
+        let exact = exact_values(expr.as_ref(), r);
+        matches!((exact[usize::from(a)], exact[usize::from(b)]), (Some(x), Some(y)) if x == y)
     })
 }
 
@@ -85,28 +103,6 @@ fn moduli_and_vars(expr: &RecExpr<Shape>) -> Option<(Vec<i64>, Vec<egg::Symbol>)
     }
     let ks = MODULI.iter().copied().chain((lcm > 1).then_some(lcm)).filter(|k| k % lcm == 0).collect();
     Some((ks, vars))
-}
-
-/// `true` when the nodes `a` and `b` of `expr` are equal wherever defined because
-/// their values are determined by residues: built by `+ - *` from literals and
-/// `floormod`s by literals dividing some `k` (a `floormod`'s value is its argument's
-/// residue, which the variables' residues modulo `k` determine), and equal under every
-/// assignment of residues. E.g. `n * (n + 1) % 2 == 0`, `n * n % 4 < 2`'s parts.
-pub fn always_equal_mod(expr: &RecExpr<Shape>, a: Id, b: Id) -> bool {
-    let nodes = expr.as_ref();
-    let Some((ks, vars)) = moduli_and_vars(expr) else { return false };
-    ks.into_iter().any(|k| {
-        let Some(total) = u32::try_from(vars.len()).ok().and_then(|n| k.checked_pow(n)) else { return false };
-        if total > MAX_ASSIGNMENTS {
-            return false;
-        }
-        (0..total).all(|code| {
-            let assignment: Vec<i64> = (0..vars.len()).map(|i| (code / k.pow(i as u32)) % k).collect();
-            let Some(r) = residues(expr, k, &vars, &assignment) else { return false };
-            let exact = exact_values(nodes, &r);
-            matches!((exact[usize::from(a)], exact[usize::from(b)]), (Some(x), Some(y)) if x == y)
-        })
-    })
 }
 
 /// The integer value of each node whose value the residues `r` determine exactly:
