@@ -31,10 +31,12 @@ fn work(op: Op, args: &[Value]) -> u64 {
     match (op, args) {
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
             let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
-            let last = |s: &[u64], from_end: usize| s.len().checked_sub(from_end).map_or(1, |i| s[i]);
-            let (m, n) = (if a.shape.len() >= 2 { last(&a.shape, 2) } else { 1 }, last(&b.shape, 1));
+            // `[.., m, k] @ [.., k, n]`: each row of `a` meets `n` columns, each column
+            // of `b` meets `m` rows (a rank-1 side has one of them).
+            let m = if a.shape.len() >= 2 { a.shape[a.shape.len() - 2] } else { 1 };
+            let n = if b.shape.len() >= 2 { b.shape[b.shape.len() - 1] } else { 1 };
             let (ea, eb) = (a.data.len() as u64, b.data.len() as u64);
-            read.max(ea.saturating_mul(if b.shape.len() >= 2 { n } else { 1 })).max(eb.saturating_mul(m))
+            read.max(ea.saturating_mul(n)).max(eb.saturating_mul(m))
         }
         _ => read,
     }
