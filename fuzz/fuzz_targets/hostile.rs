@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
         eval[4..].iter().map(|a| oracle::eval::run::Arg::Literal(a.clone())).collect();
     let options = oracle::eval::run::EvalOptions {
         engine: oracle::engine::Engine::Both,
-        limits: oracle::eval::Limits { fuel: 1_000_000, max_depth: 200 },
+        limits: oracle::eval::Limits { fuel: 1_000_000, max_depth: 200, memory: 256 << 20 },
         threads: 1,
         trace: false,
         out: None,

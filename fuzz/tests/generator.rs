@@ -116,3 +116,38 @@ fn failure_files_are_corpus_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Generated programs fit a quarter of the default budgets (LIMIT-*), so the defaults
+/// hold them by a wide margin: the printed program parses and checks with no limit
+/// error, and the oracle runs it in a tenth of the fuel and 64 MiB.
+#[test]
+fn generated_programs_fit_a_quarter_of_the_budgets() {
+    use oracle::eval::{run::outcome, value::ErrorKind, Limits};
+    use spec_model::limits::Budgets;
+    let tight = Budgets {
+        nesting: 25,
+        statements: 1_000,
+        tokens: 100_000,
+        constant_elements: 1 << 12,
+        sinfo_nodes: 2_000,
+        sinfo_depth: 20,
+        fuel: Budgets::DEFAULT.fuel / 10,
+        memory: 64 << 20,
+        ..Budgets::DEFAULT
+    };
+    for seed in 0..300u64 {
+        let m = program_of(&seed_bytes(seed), seed % 2 == 1);
+        let text = spec_model::text::print_module(&m.ir, 100);
+        tight.scope(|| {
+            let parsed = spec_model::text::parse_module(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let report =
+                spec_model::check::check_module_with(&parsed, false, &spec_model::struct_info::SyntacticProver);
+            let limit = report.diagnostics.iter().find(|d| d.code.starts_with("LIMIT-"));
+            assert!(limit.is_none(), "seed {seed}: {limit:?}");
+            let Some(n) = report.normalized else { return };
+            let o = outcome(&n, &m.run_line(), Limits::default()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let exhausted = [ErrorKind::FuelExhausted, ErrorKind::MemoryExhausted];
+            assert!(!matches!(o, Err(k) if exhausted.contains(&k)), "seed {seed}: {o:?}", o = o.map(|_| ()));
+        });
+    }
+}

@@ -490,7 +490,8 @@ fn show(r: &Result<Value, String>) -> String {
 fn compare(op: Op, args: &[Value], attrs: &Attrs) -> Verdict {
     // A small budget, so a huge result is refused at once (resource errors are poisoned).
     let memory = Memory::new(1 << 26);
-    let oracle = eval_op_standalone(op, args, attrs, Span::SYNTHETIC);
+    let oracle = spec_model::limits::Budgets { memory: 1 << 26, ..spec_model::limits::Budgets::DEFAULT }
+        .scope(|| eval_op_standalone(op, args, attrs, Span::SYNTHETIC));
     if matches!(&oracle, Err(e) if e.kind.is_resource()) {
         return Verdict::Poisoned;
     }

@@ -580,7 +580,8 @@ fn compare(op: Op, args: &[Value], attrs: &Attrs, tally: &mut Tally, label: &str
     let memory = Memory::new(1 << 26);
     let ours: Vec<optimized::Value> =
         args.iter().map(|a| from_oracle(a, &memory).expect("every argument converts")).collect();
-    let reference = eval_op_standalone(op, args, attrs, Span::SYNTHETIC);
+    let reference = spec_model::limits::Budgets { memory: 1 << 26, ..spec_model::limits::Budgets::DEFAULT }
+        .scope(|| eval_op_standalone(op, args, attrs, Span::SYNTHETIC));
     let engine = optimized::kernels::run_standalone(op, attrs, &ours, &memory).expect("a kernel, not a Notable");
     let problem = match (&reference, &engine) {
         (_, Err(e)) if e.kind.is_resource() => {

@@ -144,7 +144,8 @@ struct Outcome {
 }
 
 fn run_oracle(c: &Case) -> Outcome {
-    let store: Vec<TensorRef> = c.arrays.iter().map(|a| Rc::new(std::cell::RefCell::new(a.clone()))).collect();
+    let store: Vec<TensorRef> =
+        c.arrays.iter().map(|a| Rc::new(oracle::eval::memory::Tracked::new(a.clone()))).collect();
     let tensors: Vec<TensorRef> = c.which.iter().map(|&i| store[i].clone()).collect();
     let mut fuel = c.fuel;
     let r = run_prim_func(&c.func, "k", &tensors, &c.scalars, Span::SYNTHETIC, &mut fuel);

@@ -11,8 +11,9 @@ use std::rc::Rc;
 #[repr(C, align(64))]
 struct Line([u8; 64]);
 
-/// The default budget of live tensor bytes of one run: 4 GiB.
-pub const DEFAULT_MEMORY_BUDGET: usize = 4 << 30;
+/// The default budget of live tensor bytes of one run (LIMIT-memory, shared with the
+/// oracle: `spec_model::limits::Budgets::memory`).
+pub const DEFAULT_MEMORY_BUDGET: usize = spec_model::limits::Budgets::DEFAULT.memory;
 
 /// The most bytes of dead buffers a [`Pool`] keeps for reuse.
 pub const POOL_CAPACITY: usize = 1 << 30;

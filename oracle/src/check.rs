@@ -8,18 +8,22 @@ use spec_model::grammar::{IRModule, StructInfo, Var};
 use spec_model::rules::rule_summary;
 use spec_model::struct_info::SinfoReport;
 use spec_model::text::print_struct_info;
+use std::cell::RefCell;
 
 thread_local! {
     /// The default prover, shared by every check on this thread so its cache is too
     /// (a Z3 context is not `Send`).
-    static AUTO: AutoProver = AutoProver::default();
+    static AUTO: RefCell<AutoProver> = RefCell::new(AutoProver::default());
 }
 
-/// [`check_module_with`] and the auto prover (syntactic, egg, Z3).
+/// [`check_module_with`] and the auto prover (syntactic, egg, Z3), under the budgets
+/// in force.
 pub fn check_module(m: &IRModule, as_written: bool) -> CheckReport {
     AUTO.with(|p| {
+        let mut p = p.borrow_mut();
+        p.apply_budgets(&spec_model::limits::current());
         p.start_module();
-        check_module_with(m, as_written, p)
+        check_module_with(m, as_written, &*p)
     })
 }
 
@@ -33,7 +37,7 @@ pub fn render_with_rule(d: &Diagnostic, file_name: &str, source: &str) -> String
 }
 
 /// The errors among `diagnostics`, rendered with their rules (the first
-/// `MAX_SHOWN_DIAGNOSTICS` of them, then a count).
+/// `Budgets::diagnostics` of them, then a count).
 pub fn render_errors(diagnostics: &[Diagnostic], file_name: &str, source: &str) -> String {
     let errors: Vec<Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     spec_model::diagnostic::render_capped(&errors, |d| render_with_rule(d, file_name, source))

@@ -3,6 +3,7 @@
 //! ([`corpus`]), the conformance runner's results and report ([`conform`]), and the
 //! bridge to the optimized engine ([`engine`]).
 
+pub mod budget_args;
 pub mod check;
 pub mod conform;
 pub mod corpus;

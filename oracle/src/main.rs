@@ -15,6 +15,8 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    budgets: oracle::budget_args::BudgetArgs,
 }
 
 #[derive(Subcommand)]
@@ -140,12 +142,6 @@ struct EvalArgs {
     /// Print each rule ID as it fires (on stderr).
     #[arg(long)]
     trace: bool,
-    /// The step budget.
-    #[arg(long, default_value_t = oracle::eval::Limits::default().fuel)]
-    fuel: u64,
-    /// The largest call depth (at most 10000).
-    #[arg(long, default_value_t = oracle::eval::Limits::default().max_depth)]
-    max_depth: usize,
     /// The engine: the reference interpreter (`oracle`), the optimized engine
     /// (`optimized`), or both, reporting whether they agree.
     #[arg(long, value_enum, default_value = "oracle")]
@@ -326,7 +322,7 @@ fn eval(a: &EvalArgs) -> ExitCode {
             None => values.push(Arg::Literal(arg.clone())),
         }
     }
-    let limits = oracle::eval::Limits { fuel: a.fuel, max_depth: a.max_depth };
+    let limits = oracle::eval::Limits::default();
     let threads = a.threads.map_or_else(optimized::threads_from_env, |t| t as usize);
     if let Some(iters) = a.bench {
         let config = oracle::eval::bench::BenchConfig {
@@ -509,7 +505,17 @@ fn verdict_word(v: prover::Verdict) -> &'static str {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    match oracle::budget_args::run_under(cli.budgets.budgets(), move || command(cli.command)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn command(command: Command) -> ExitCode {
+    match command {
         Command::Fmt { file, width, dialect } => match load(&file) {
             Ok(l) => {
                 print!("{}", print_module_in(&l.module, width.max(20), dialect));

@@ -72,7 +72,19 @@ fn main() {
         }
         let rules =
             spec_model::rules::RULES.iter().chain(spec_model::rules::RUNTIME_RULES).chain(spec_model::rules::LIMITS);
+        // Budgets no corpus file can reach at their defaults (10^5 statements, 10^7
+        // tokens, 10 s of proving, ...) or that shape only what is shown:
+        // spec-model/tests/budgets.rs lowers each one and checks its error.
+        let by_unit_tests = [
+            "LIMIT-statements",
+            "LIMIT-tokens",
+            "LIMIT-constant",
+            "LIMIT-prover",
+            "LIMIT-diagnostics",
+            "LIMIT-excerpt",
+        ];
         let mut missing: Vec<String> = rules
+            .filter(|(id, _)| !by_unit_tests.contains(id))
             .map(|(id, _)| id.to_string())
             // A rule is covered by a file naming it or one of its items (SI-D-7 by SI-D-7.1.1).
             .filter(|id| !tagged.iter().any(|t| t == id || t.starts_with(&format!("{id}."))))

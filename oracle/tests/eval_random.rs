@@ -17,7 +17,7 @@ use spec_model::normal_form::{check_normal_form, normalize};
 use spec_model::text::{print_module, DEFAULT_WIDTH};
 
 const CASES: u64 = 2_000;
-const LIMITS: Limits = Limits { fuel: 100_000, max_depth: 200 };
+const LIMITS: Limits = Limits { fuel: 100_000, max_depth: 200, memory: 256 << 20 };
 const ARGS: &[&str] = &[
     "R.const([1.5, -2], \"float32\"), R.const(True, \"bool\")",
     "R.const([0, 3], \"float32\"), R.const(False, \"bool\")",

@@ -1,6 +1,6 @@
 //! The hostile-input suite at the sizes CI has time for (10^2 and 10^3): every class
 //! through every command must end cleanly (oracle::hostile). The full suite, up to
-//! 10^6, is `cargo run --release -p oracle --bin hostile`.
+//! 10^6, is `cargo run --release -p oracle --bin hostile-suite`.
 //!
 //! `hostile-known.txt` lists the runs not clean yet (class, size, command): each must
 //! still fail, so that a fix shortens the list and a regression is never hidden.

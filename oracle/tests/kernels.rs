@@ -9,7 +9,8 @@
 // Generated values are NumPy's, digit for digit.
 #![allow(clippy::approx_constant, clippy::excessive_precision)]
 
-use oracle::eval::kernels::MAX_ELEMENTS;
+/// The elements the default memory budget holds at 8 bytes each.
+const MAX_ELEMENTS: usize = spec_model::limits::Budgets::DEFAULT.memory / 8;
 use oracle::eval::ops::eval_op_standalone;
 use oracle::eval::{ErrorKind, EvalResult, PrimScalar, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, Scalar};

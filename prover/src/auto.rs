@@ -72,15 +72,13 @@ pub enum DecidedBy {
     Nobody,
 }
 
-/// The time egg and Z3 may spend on one module's queries (the prover's budget); after it,
-/// only the syntactic back end answers (the rest are `Unknown`).
-pub const MODULE_BUDGET: Duration = Duration::from_secs(10);
-
 /// Syntactic, then egg, then Z3, with a cache.
 pub struct AutoProver {
     pub egg: EggProver,
     pub z3: Z3Prover,
-    /// The time egg and Z3 may spend between two calls of [`AutoProver::start_module`].
+    /// The time egg and Z3 may spend between two calls of [`AutoProver::start_module`]
+    /// (LIMIT-prover); after it, only the syntactic back end answers (the rest are
+    /// `Unknown`).
     pub module_budget: Duration,
     spent: Cell<Duration>,
     cache: RefCell<HashMap<String, Verdict>>,
@@ -94,12 +92,13 @@ impl Default for AutoProver {
 }
 
 impl AutoProver {
-    /// An auto prover over the given back ends.
+    /// An auto prover over the given back ends, with the module budget in force
+    /// (`spec_model::limits::current().prover_module_ms`).
     pub fn with(egg: EggProver, z3: Z3Prover) -> AutoProver {
         AutoProver {
             egg,
             z3,
-            module_budget: MODULE_BUDGET,
+            module_budget: Duration::from_millis(spec_model::limits::current().prover_module_ms),
             spent: Cell::default(),
             cache: RefCell::default(),
             last: RefCell::default(),
@@ -109,6 +108,15 @@ impl AutoProver {
     /// A new module: its queries get the whole module budget again.
     pub fn start_module(&self) {
         self.spent.set(Duration::ZERO);
+    }
+
+    /// Takes the prover budgets of `b` (LIMIT-prover): per module, per Z3 query, and
+    /// the highest degree Z3 is asked about. Cached answers stay (a budget only turns
+    /// answers into `Unknown`, and those are not cached).
+    pub fn apply_budgets(&mut self, b: &spec_model::limits::Budgets) {
+        self.module_budget = Duration::from_millis(b.prover_module_ms);
+        self.z3.timeout_ms = u32::try_from(b.prover_query_ms).unwrap_or(u32::MAX);
+        self.z3.max_degree = b.z3_degree;
     }
 
     /// Which back end decided the last query.
@@ -179,5 +187,22 @@ mod tests {
         // (n + 1) * (m - 1) - (n * m - 1) = m - n: zero exactly when n = m.
         assert_eq!(p.compare(&c[0], &c[1], &[]), Verdict::Unknown);
         assert_ne!(p.last_decided_by(), Some(DecidedBy::Cache));
+    }
+
+    #[test]
+    fn the_prover_budgets_are_taken_from_budgets() {
+        use spec_model::limits::Budgets;
+        let tight = Budgets { prover_module_ms: 0, prover_query_ms: 7, z3_degree: 1, ..Budgets::DEFAULT };
+        let p = tight.scope(AutoProver::default);
+        assert_eq!((p.module_budget, p.z3.timeout_ms, p.z3.max_degree), (Duration::ZERO, 7, 1));
+        // No module time: only the syntactic back end answers (LIMIT-prover).
+        let e = parse_prim_exprs(&["(n + 1) * (n - 1)", "n * n - 1"]).unwrap();
+        assert_eq!(p.compare(&e[0], &e[1], &[]), Verdict::Unknown);
+        // Degree 2 is beyond a Z3 degree budget of 1.
+        assert_eq!(p.z3.compare(&e[0], &e[1], &[]), Verdict::Unknown);
+        let mut p = p;
+        p.apply_budgets(&Budgets::DEFAULT);
+        p.start_module();
+        assert_eq!(p.compare(&e[0], &e[1], &[]), Verdict::Equal);
     }
 }

@@ -32,11 +32,21 @@ pub struct Z3Prover {
     /// Z3's resource limit per check (deterministic, unlike the timeout; about a
     /// second of work on the reference machine).
     pub rlimit: u32,
+    /// The highest polynomial degree Z3 is asked about (LIMIT-prover, see [`degree`]):
+    /// nonlinear integer arithmetic of high degree (`n0 * ... * n23 % (m0 * ... * m23 +
+    /// 1)`) keeps libz3 in preprocessing where it ignores the interrupt for tens of
+    /// seconds, so the wall-clock bound would not hold; such a query is `Unknown` at once.
+    pub max_degree: u32,
 }
 
+/// The budgets in force (`spec_model::limits::current`): `prover_query_ms` and
+/// `z3_degree`.
 impl Default for Z3Prover {
     fn default() -> Self {
-        Z3Prover::new(2_000)
+        let b = spec_model::limits::current();
+        let mut z = Z3Prover::new(u32::try_from(b.prover_query_ms).unwrap_or(u32::MAX));
+        z.max_degree = b.z3_degree;
+        z
     }
 }
 
@@ -47,7 +57,8 @@ impl Z3Prover {
         // watchdog's interrupt and the resource limit bound each check instead.
         let cfg = Config::new();
         let _guard = z3_lock();
-        Z3Prover { ctx: ManuallyDrop::new(Context::new(&cfg)), timeout_ms, rlimit: 2_000_000 }
+        let max_degree = spec_model::limits::Budgets::DEFAULT.z3_degree;
+        Z3Prover { ctx: ManuallyDrop::new(Context::new(&cfg)), timeout_ms, rlimit: 2_000_000, max_degree }
     }
 }
 
@@ -289,12 +300,6 @@ impl Z3Prover {
     }
 }
 
-/// The highest polynomial degree Z3 is asked about. Nonlinear integer arithmetic of
-/// high degree (`n0 * ... * n23 % (m0 * ... * m23 + 1)`) keeps libz3 in preprocessing
-/// where it ignores the interrupt for tens of seconds, so the wall-clock bound would
-/// not hold; such a query is `Unknown` at once.
-pub const MAX_Z3_DEGREE: u32 = 16;
-
 /// The degree of `e` as a polynomial, counting a division or modulo as the product of
 /// its sides (Z3 encodes `a % b` through `a = q * b + r`). Saturates.
 pub fn degree(e: &PrimExpr) -> u32 {
@@ -313,7 +318,7 @@ pub fn degree(e: &PrimExpr) -> u32 {
 
 impl ShapeProver for Z3Prover {
     fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
-        if degree(lhs).max(degree(rhs)) > MAX_Z3_DEGREE {
+        if degree(lhs).max(degree(rhs)) > self.max_degree {
             return Verdict::Unknown;
         }
         let _guard = z3_lock();

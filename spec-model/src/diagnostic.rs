@@ -74,8 +74,9 @@ impl Diagnostic {
         if let Some(r) = clamp_range(self.span, source) {
             let line_start = source[..r.start].rfind('\n').map_or(0, |i| i + 1);
             let line_end = source[r.start..].find('\n').map_or(source.len(), |i| r.start + i);
-            if line_end - line_start > MAX_EXCERPT_LINE {
-                return self.render_window(file_name, source, r, line_start..line_end);
+            let max = crate::limits::current().excerpt;
+            if line_end - line_start > max {
+                return self.render_window(file_name, source, r, line_start..line_end, max);
             }
         }
         let file = SimpleFile::new(file_name, source);
@@ -100,24 +101,20 @@ impl Diagnostic {
     }
 }
 
-/// The longest source line quoted whole; a longer one is quoted as a window around
-/// the span (a generated line can be megabytes, and each diagnostic quotes it).
-pub const MAX_EXCERPT_LINE: usize = 400;
-/// The diagnostics shown in full by [`render_all`]; the rest are counted.
-pub const MAX_SHOWN_DIAGNOSTICS: usize = 50;
-
 impl Diagnostic {
-    /// The form of `render` for a span on a very long line: the header, then at most
-    /// `MAX_EXCERPT_LINE / 2` characters either side of the span, with the caret.
+    /// The form of `render` for a span on a line longer than `max` (LIMIT-excerpt: a
+    /// generated line can be megabytes, and each diagnostic quotes it): the header,
+    /// then at most `max / 2` characters either side of the span, with the caret.
     fn render_window(
         &self,
         file_name: &str,
         source: &str,
         span: std::ops::Range<usize>,
         line: std::ops::Range<usize>,
+        max: usize,
     ) -> String {
         let (line_no, col) = line_col(source, self.span).unwrap_or((0, 0));
-        let half = MAX_EXCERPT_LINE / 2;
+        let half = (max / 2).max(1);
         let text = &source[line.clone()];
         let at = span.start - line.start;
         let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -140,7 +137,7 @@ impl Diagnostic {
         for note in &self.notes {
             out.push_str(&format!("  = {note}\n"));
         }
-        out.push('\n');
+        out.push_str(&format!("  = the line is quoted in part ({})\n\n", crate::limits::raise_hint("LIMIT-excerpt")));
         out
     }
 }
@@ -155,20 +152,25 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Renders the diagnostics in order: the first [`MAX_SHOWN_DIAGNOSTICS`] in full, then
+/// Renders the diagnostics in order: the first `Budgets::diagnostics` in full, then
 /// how many more there are.
 pub fn render_all(diags: &[Diagnostic], file_name: &str, source: &str) -> String {
     render_capped(diags, |d| d.render(file_name, source))
 }
 
-/// The first [`MAX_SHOWN_DIAGNOSTICS`] of `diags` rendered by `render`, then a line
-/// counting the others (one program can have an error per binding).
+/// The first `Budgets::diagnostics` of `diags` rendered by `render`, then a line
+/// counting the others (LIMIT-diagnostics: one program can have an error per binding).
 pub fn render_capped(diags: &[Diagnostic], render: impl Fn(&Diagnostic) -> String) -> String {
-    let mut out: String = diags.iter().take(MAX_SHOWN_DIAGNOSTICS).map(render).collect();
-    if diags.len() > MAX_SHOWN_DIAGNOSTICS {
-        let rest = &diags[MAX_SHOWN_DIAGNOSTICS..];
+    let shown = crate::limits::current().diagnostics;
+    let mut out: String = diags.iter().take(shown).map(render).collect();
+    if diags.len() > shown {
+        let rest = &diags[shown..];
         let errors = rest.iter().filter(|d| d.is_error()).count();
-        out.push_str(&format!("... and {errors} more error(s), {} more warning(s), not shown\n", rest.len() - errors));
+        out.push_str(&format!(
+            "... and {errors} more error(s), {} more warning(s), not shown ({})\n",
+            rest.len() - errors,
+            crate::limits::raise_hint("LIMIT-diagnostics")
+        ));
     }
     out
 }

@@ -6,9 +6,6 @@ use crate::grammar::{DataType, NDArray, Scalar, TensorData, TypeCode};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
-/// Refuse arrays over this many elements (as the kernels do).
-const MAX_ELEMENTS: u64 = 1 << 26;
-
 fn descr_of(d: DataType) -> Option<&'static str> {
     Some(match (d.code, d.bits) {
         (TypeCode::UInt, 1) => "|b1",
@@ -88,9 +85,16 @@ pub fn read_npy(bytes: &[u8]) -> Result<NDArray, String> {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse::<u64>().map_err(|_| format!("bad dimension `{s}` in the .npy shape")))
         .collect::<Result<_, _>>()?;
-    let count = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).filter(|n| *n <= MAX_ELEMENTS);
-    let count = count.ok_or_else(|| format!("the array of shape {shape:?} is too large"))? as usize;
     let width = (dtype.bits as usize).div_ceil(8).max(1);
+    let budget = crate::limits::current().memory as u64;
+    let count =
+        shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).filter(|n| n.saturating_mul(width as u64) <= budget);
+    let count = count.ok_or_else(|| {
+        format!(
+            "the array of shape {shape:?} is larger than the memory budget ({})",
+            crate::limits::raise_hint("LIMIT-memory")
+        )
+    })? as usize;
     let data = &bytes[offset + header_len..];
     if data.len() != count * width {
         return Err(format!("expected {} bytes of data, found {}", count * width, data.len()));

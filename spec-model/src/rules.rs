@@ -166,17 +166,38 @@ pub const RUNTIME_RULES: &[(&str, &str)] = &[
     ("SI-MC-5", "MatchCast against FuncStructInfo checks a closure (params defined) or a PackedFunc (derive_func defined)."),
 ];
 
-/// The limits that bound a run (proofs-notes/evaluation.md, E-8): exceeding one is a
-/// typed error naming it, never a hang or a native stack overflow.
+/// The budgets (spec_model::limits, proofs-notes/evaluation.md E-8 and
+/// interpretations.md "Limits"): exceeding one is a typed error naming it, never a
+/// hang, a native stack overflow or memory exhaustion. Each is raised by the flag of
+/// `limits::BUDGET_FLAGS`.
 pub const LIMITS: &[(&str, &str)] = &[
+    ("LIMIT-nesting", "Brackets, blocks, indentation, operator chains and postfix chains nest at most 100 levels together (a parse error of code limit)."),
+    ("LIMIT-statements", "A block (a function's bindings, a module's functions) holds at most 100,000 statements (a parse error of code limit)."),
+    ("LIMIT-tokens", "A file has at most 10^7 tokens (a parse error of code limit); larger tensors come in as .npy arguments."),
+    ("LIMIT-constant", "A constant literal written in the text has at most 2^24 elements (a parse error of code limit)."),
+    ("LIMIT-sinfo", "A StructInfo or type derived for a binding has at most 100,000 nodes and nests at most 200 levels; a larger one is a static error at the binding, which then has ObjectStructInfo."),
+    ("LIMIT-prover", "The shape prover spends at most 10 s of egg and Z3 per module and 2 s of Z3 per query, and does not ask Z3 about polynomials of degree above 16; a query it cannot decide in its budget is unknown."),
+    ("LIMIT-diagnostics", "At most 50 diagnostics are shown in full; the others are counted."),
+    ("LIMIT-excerpt", "A source line longer than 400 characters is quoted as a window around the span."),
     ("LIMIT-fuel", "Evaluation has a step budget (fuel): one unit per expression, binding and TIR statement or loop iteration, and one per 16 tensor elements an operator's kernel reads, multiplies and adds, or makes; when it runs out the run stops with FuelExhausted."),
     ("LIMIT-depth", "Closure calls nest at most max_depth deep (default 1,000, at most 10,000); a deeper call stops the run with StackExhausted."),
-    ("LIMIT-memory", "The tensors a run holds at once fit a memory budget; an allocation that would exceed it stops the run with MemoryExhausted before anything is allocated."),
-    ("LIMIT-sinfo", "A StructInfo or type derived for a binding has at most 100,000 nodes and nests at most 200 levels (spec_model::limits); a larger one is a static error at the binding, which then has ObjectStructInfo."),
+    ("LIMIT-memory", "The tensors a run holds at once fit a memory budget (default 1 GiB); an allocation that would exceed it stops the run with MemoryExhausted before anything is allocated."),
 ];
 
-/// The limits a run reaches (the others are checked statically).
-const RUN_TIME_LIMITS: &[&str] = &["LIMIT-fuel", "LIMIT-depth", "LIMIT-memory"];
+/// The limits the static checker does not report (parse errors, run-time errors and
+/// presentation): an `invalid` corpus expectation cannot name them.
+const NOT_CHECKER_LIMITS: &[&str] = &[
+    "LIMIT-nesting",
+    "LIMIT-statements",
+    "LIMIT-tokens",
+    "LIMIT-constant",
+    "LIMIT-prover",
+    "LIMIT-diagnostics",
+    "LIMIT-excerpt",
+    "LIMIT-fuel",
+    "LIMIT-depth",
+    "LIMIT-memory",
+];
 
 /// The summary of a rule or limit, if the model knows it (operators' from the registry).
 pub fn rule_summary(id: &str) -> Option<&'static str> {
@@ -189,5 +210,5 @@ pub fn rule_summary(id: &str) -> Option<&'static str> {
 /// Does the static checker implement this rule (so an `invalid`/`warning` corpus
 /// expectation naming it can be checked)? Run-time rules are checked by `run:` lines.
 pub fn is_checked(id: &str) -> bool {
-    !RUNTIME_RULES.iter().any(|(r, _)| *r == id) && !RUN_TIME_LIMITS.contains(&id) && rule_summary(id).is_some()
+    !RUNTIME_RULES.iter().any(|(r, _)| *r == id) && !NOT_CHECKER_LIMITS.contains(&id) && rule_summary(id).is_some()
 }

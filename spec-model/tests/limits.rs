@@ -83,7 +83,7 @@ fn operator_and_postfix_chains_count_as_nesting() {
 
 #[test]
 fn a_block_of_too_many_statements_is_a_limit_error() {
-    let max = spec_model::text::py_parser::MAX_STATEMENTS;
+    let max = spec_model::limits::Budgets::DEFAULT.statements;
     let body = |n: usize| "    y = x\n".repeat(n);
     let src = |n: usize| format!("@R.function\ndef main(x: R.Tensor((2,), \"float32\")):\n{}    return x\n", body(n));
     assert!(parse_module(&src(max - 1)).is_ok());

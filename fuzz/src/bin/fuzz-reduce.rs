@@ -33,6 +33,8 @@ struct Cli {
     /// Print each accepted reduction step on stderr.
     #[arg(short, long)]
     verbose: bool,
+    #[command(flatten)]
+    budgets: oracle::budget_args::BudgetArgs,
 }
 
 fn bad(msg: impl std::fmt::Display) -> ExitCode {
@@ -48,6 +50,11 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // The input meets the budgets `oracle` would hold it to (the same flags).
+    oracle::budget_args::run_under(cli.budgets.budgets(), move || reduce(cli)).unwrap_or_else(bad)
+}
+
+fn reduce(cli: Cli) -> ExitCode {
     let pred = match Predicate::parse(&cli.keep) {
         Ok(p) => p,
         Err(e) => return bad(e),

@@ -57,6 +57,8 @@ struct Args {
     /// With --against: reductions per kind of divergence.
     #[arg(long, default_value_t = 3)]
     reductions_per_kind: usize,
+    #[command(flatten)]
+    budgets: oracle::budget_args::BudgetArgs,
 }
 
 fn against(args: &Args, spec: &str) -> i32 {
@@ -106,6 +108,8 @@ fn against(args: &Args, spec: &str) -> i32 {
 
 fn main() {
     let args = Args::parse();
+    // Generated programs meet the budgets `oracle` would hold them to (the same flags).
+    spec_model::limits::set_process_budgets(args.budgets.budgets());
     if let Some(spec) = args.against.clone() {
         std::process::exit(against(&args, &spec));
     }

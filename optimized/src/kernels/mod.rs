@@ -133,7 +133,12 @@ pub fn over_budget(e: OverBudget, span: Span) -> Error {
     Error::new(
         ErrorKind::MemoryExhausted,
         "LIMIT-memory",
-        format!("allocating {asked} with {} of {} bytes in use", e.live, e.limit),
+        format!(
+            "allocating {asked} with {} of {} bytes in use ({})",
+            e.live,
+            e.limit,
+            spec_model::limits::raise_hint("LIMIT-memory")
+        ),
         span,
     )
 }

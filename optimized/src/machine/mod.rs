@@ -8,6 +8,7 @@ mod notable;
 mod packed;
 pub mod print;
 
+use crate::bail;
 use crate::buffer::Memory;
 use crate::compile::plan::{Instr, Operand, Slot};
 use crate::compile::shape::{PErr, PVal, ShapeCode};
@@ -16,7 +17,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::simd::PARALLEL_MIN_ELEMENTS;
 use crate::kernels::{over_budget, KernelCx};
 use crate::value::{Closure, Prim, Value};
-use crate::{bail, DEFAULT_MEMORY_BUDGET};
 use spec_model::grammar::DataType;
 use spec_model::Span;
 use std::rc::Rc;
@@ -46,12 +46,14 @@ pub fn threads_from_env() -> usize {
     std::env::var("RELAX_THREADS").ok().and_then(|s| s.trim().parse().ok()).filter(|n| *n > 0).unwrap_or(1)
 }
 
+/// The budgets in force (`spec_model::limits::current`): fuel, depth and memory.
 impl Default for Limits {
     fn default() -> Self {
+        let b = spec_model::limits::current();
         Limits {
-            fuel: 10_000_000,
-            max_depth: 1_000,
-            memory: DEFAULT_MEMORY_BUDGET,
+            fuel: b.fuel,
+            max_depth: b.max_depth,
+            memory: b.memory,
             threads: threads_from_env(),
             parallel_min: PARALLEL_MIN_ELEMENTS,
             scribble: false,

@@ -92,7 +92,7 @@ pub fn run_with(
 
 /// The engine's limits matching the oracle's.
 pub fn limits(l: Limits) -> optimized::Limits {
-    optimized::Limits { fuel: l.fuel, max_depth: l.max_depth, ..optimized::Limits::default() }
+    optimized::Limits { fuel: l.fuel, max_depth: l.max_depth, memory: l.memory, ..optimized::Limits::default() }
 }
 
 /// What a corpus `run:`/`expect:` pair finds in the optimized engine on `prepared`

@@ -176,7 +176,7 @@ fn alloc_outputs(op: Op, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Val
             },
             _ => return Err(op_error(op, "an output shape must be a ShapeExpr or a variable", span)),
         };
-        Ok(Rc::new(std::cell::RefCell::new(zeros(*dtype, dims, op, span)?)))
+        Ok(Rc::new(super::memory::Tracked::new(zeros(*dtype, dims, op, span)?)))
     };
     match &*out.kind {
         StructInfoKind::Tuple { fields } => {
@@ -190,12 +190,10 @@ fn alloc_outputs(op: Op, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Val
     }
 }
 
-/// Refuses allocations over 2^26 elements (`MemoryExhausted`, not an abort).
+/// Refuses allocations beyond the memory budget (`MemoryExhausted`, not an abort).
 fn zeros(dtype: DataType, shape: Vec<u64>, op: Op, span: Span) -> EvalResult<NDArray> {
-    let n = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).filter(|n| *n <= 1 << 26);
-    let Some(n) = n else {
-        bail!(ErrorKind::MemoryExhausted, "LIMIT-memory", span, "refusing to allocate a tensor of shape {shape:?}");
-    };
+    let n = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).unwrap_or(u64::MAX);
+    super::memory::reserve(n, dtype, || format!("{op}: a tensor of shape {shape:?}"), span)?;
     let zero = if dtype.is_float() {
         Scalar::Float(0.0)
     } else if dtype.is_bool() {

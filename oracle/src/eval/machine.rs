@@ -15,18 +15,22 @@ use std::rc::Rc;
 /// kernels, while the corpus and generated programs use a small fraction.
 pub const ELEMENTS_PER_STEP: u64 = 16;
 
-/// Limits that turn non-termination and deep recursion into errors.
+/// Limits that turn non-termination, deep recursion and huge tensors into errors.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Evaluation steps (expressions evaluated, TIR statements executed).
+    /// Evaluation steps (expressions evaluated, TIR statements executed): LIMIT-fuel.
     pub fuel: u64,
-    /// Nested calls of closures.
+    /// Nested calls of closures: LIMIT-depth.
     pub max_depth: usize,
+    /// Bytes of tensors held at once: LIMIT-memory ([`super::memory`]).
+    pub memory: usize,
 }
 
+/// The budgets in force (`spec_model::limits::current`).
 impl Default for Limits {
     fn default() -> Self {
-        Limits { fuel: 10_000_000, max_depth: 1_000 }
+        let b = spec_model::limits::current();
+        Limits { fuel: b.fuel, max_depth: b.max_depth, memory: b.memory }
     }
 }
 
@@ -70,6 +74,7 @@ impl<'m> Machine<'m> {
             };
             globals.insert(gv.name.clone(), v);
         }
+        super::memory::set_budget(limits.memory);
         Machine {
             module,
             globals,

@@ -10,6 +10,7 @@ pub mod kernels;
 pub mod literal;
 pub mod machine;
 pub mod match_cast;
+pub mod memory;
 pub use spec_model::npy;
 pub mod ops;
 pub mod run;

@@ -31,13 +31,15 @@ pub fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, String> 
     if BIG_STACK_BASE.get().is_some_and(|base| base.abs_diff(here) < STACK_BYTES / 8) {
         return Ok(f());
     }
+    // The caller's budgets, scoped ones included, hold on the new thread too.
+    let budgets = spec_model::limits::current();
     std::thread::scope(|s| {
         let h = std::thread::Builder::new()
             .stack_size(STACK_BYTES)
             .spawn_scoped(s, || {
                 let base = 0u8;
                 BIG_STACK_BASE.set(Some(std::ptr::addr_of!(base) as usize));
-                f()
+                budgets.scope(f)
             })
             .map_err(|e| format!("cannot start the evaluation thread: {e}"))?;
         Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))

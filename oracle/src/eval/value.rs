@@ -2,19 +2,18 @@
 //! values, packed functions, prim values, strings, data types, opaque objects, null.
 //!
 //! Aliasing (Detailed Semantics: "all evaluation results are passed by reference"):
-//! every value is a cheap handle; tensors are `Rc<RefCell<NDArray>>`, so a binding, a
+//! every value is a cheap handle; tensors are `Rc<RefCell<NDArray>>` (counted against the memory budget: [`super::memory`]), so a binding, a
 //! capture or a tuple field shares the tensor, and an operator or packed function that
 //! mutates it is seen through every alias.
 
 use imbl::HashMap as PMap;
 use spec_model::grammar::{DataType, Function, NDArray, PrimFunc, PrimVar, Var};
 use spec_model::Span;
-use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
 /// A shared, mutable tensor.
-pub type TensorRef = Rc<RefCell<NDArray>>;
+pub type TensorRef = Rc<super::memory::Tracked>;
 
 /// The environment of Relax variables (persistent: extending it copies nothing).
 pub type Env = PMap<Var, Value>;
@@ -64,7 +63,7 @@ pub struct Closure {
 
 impl Value {
     pub fn tensor(a: NDArray) -> Value {
-        Value::Tensor(Rc::new(RefCell::new(a)))
+        Value::Tensor(Rc::new(super::memory::Tracked::new(a)))
     }
 
     /// What kind of value this is, for messages.

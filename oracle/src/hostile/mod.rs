@@ -6,7 +6,7 @@
 //! unbounded output. `fmt`'s output must parse again (the round trip).
 //!
 //! Run by `oracle/tests/hostile.rs` at small sizes and by `cargo run --release -p
-//! oracle --bin hostile` at every size up to 10^6.
+//! oracle --bin hostile-suite` at every size up to 10^6.
 
 pub mod cases;
 

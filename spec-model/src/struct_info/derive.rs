@@ -291,7 +291,12 @@ impl Deriver<'_> {
         match crate::limits::struct_info_within_budget(&si) {
             Ok(()) => si,
             Err(why) => {
-                self.error("LIMIT-sinfo", format!("the StructInfo derived for `{}` {why}", var.name()), span);
+                let d = Diagnostic::error(
+                    "LIMIT-sinfo",
+                    format!("the StructInfo derived for `{}` {why}", var.name()),
+                    span,
+                );
+                self.report.diagnostics.push(d.with_note(crate::limits::raise_hint("LIMIT-sinfo")));
                 StructInfo::object()
             }
         }

@@ -19,8 +19,11 @@ impl ParseError {
     pub fn name(message: impl Into<String>, span: Span) -> ParseError {
         ParseError(Box::new(Diagnostic::error("name", message, span)))
     }
-    pub fn limit(message: impl Into<String>, span: Span) -> ParseError {
-        ParseError(Box::new(Diagnostic::error("limit", message, span)))
+    /// An input beyond the budget `limit` (a `LIMIT-` ID): code `limit`, with a note
+    /// naming the budget and the flag that raises it.
+    pub fn limit(limit: &str, message: impl Into<String>, span: Span) -> ParseError {
+        let d = Diagnostic::error("limit", format!("{}: {}", limit, message.into()), span);
+        ParseError(Box::new(d.with_note(crate::limits::raise_hint(limit))))
     }
     pub fn with_label(mut self, label: impl Into<String>) -> ParseError {
         self.0.label = label.into();

@@ -33,17 +33,25 @@ const OPS: &[&str] = &[
     ">", "&", "|", "^", "~",
 ];
 
-/// The deepest indentation accepted (Python's own limit is 100).
-pub const MAX_INDENT_LEVELS: usize = 100;
-
-/// The most tokens in one file. Tokens are built before parsing, and each with what
-/// parsing makes of it costs about 100 bytes, so 10^7 of them stay well under the
-/// 2 GB the hostile-input suite allows (a text constant is then at most about
-/// 5 * 10^6 elements; larger tensors come in as `.npy` files).
-pub const MAX_TOKENS: usize = 10_000_000;
-
+/// Tokenizes a file under the budgets in force: at most `Budgets::tokens` tokens
+/// (LIMIT-tokens: tokens are built before parsing, and each with what parsing makes
+/// of it costs about 100 bytes, so the default 10^7 stays well under the 2 GB the
+/// hostile-input suite allows) and `Budgets::nesting` levels of indentation
+/// (LIMIT-nesting; Python's own limit is 100).
 pub fn tokenize(src: &str) -> ParseResult<Vec<Token>> {
-    Lexer { src, bytes: src.as_bytes(), pos: 0, toks: Vec::new(), indents: vec![0], depth: Vec::new() }.run()
+    let b = crate::limits::current();
+    let (max_tokens, max_indent) = (b.tokens, b.nesting);
+    Lexer {
+        src,
+        bytes: src.as_bytes(),
+        pos: 0,
+        toks: Vec::new(),
+        indents: vec![0],
+        depth: Vec::new(),
+        max_tokens,
+        max_indent,
+    }
+    .run()
 }
 
 struct Lexer<'a> {
@@ -54,16 +62,19 @@ struct Lexer<'a> {
     indents: Vec<usize>,
     /// Open brackets, with their positions (for "unclosed `(`" errors).
     depth: Vec<(u8, usize)>,
+    max_tokens: usize,
+    max_indent: usize,
 }
 
 impl<'a> Lexer<'a> {
     fn run(mut self) -> ParseResult<Vec<Token>> {
         let mut at_line_start = true;
         loop {
-            if self.toks.len() > MAX_TOKENS {
+            if self.toks.len() > self.max_tokens {
                 let at = Span::new(self.pos, self.pos + 1);
                 return Err(ParseError::limit(
-                    format!("a file of more than {MAX_TOKENS} tokens is not supported (pass large tensors as .npy)"),
+                    "LIMIT-tokens",
+                    format!("a file of more than {} tokens (pass large tensors as .npy)", self.max_tokens),
                     at,
                 ));
             }
@@ -197,8 +208,9 @@ impl<'a> Lexer<'a> {
         }
         let current = *self.indents.last().unwrap_or(&0);
         if col > current {
-            if self.indents.len() > MAX_INDENT_LEVELS {
-                return Err(ParseError::limit("too many levels of indentation", Span::new(start, self.pos)));
+            if self.indents.len() > self.max_indent {
+                let message = format!("more than {} levels of indentation", self.max_indent);
+                return Err(ParseError::limit("LIMIT-nesting", message, Span::new(start, self.pos)));
             }
             self.indents.push(col);
             self.push(Tok::Indent, start, self.pos);

@@ -1,19 +1,14 @@
 //! Recursive-descent parser from tokens to the Python-syntax tree ([`super::py_ast`]).
-//! Binary operators use precedence climbing; nesting is bounded by [`MAX_NESTING`]
-//! so that no input can exhaust the stack.
+//! Binary operators use precedence climbing; nesting is bounded by the nesting budget
+//! (LIMIT-nesting) so that no input can exhaust the stack, and a block's statements by
+//! the statements budget (LIMIT-statements: a binding costs about 2.5 KB through
+//! parsing and checking, a function about 6 KB, so the default 10^5 of either stays
+//! well under the 2 GB the hostile-input suite allows).
 
 use super::error::{ParseError, ParseResult};
 use super::lexer::{tokenize, Tok, Token};
 use super::py_ast::*;
 use crate::span::Span;
-
-/// The deepest expression or statement nesting accepted.
-pub const MAX_NESTING: usize = 100;
-
-/// The most statements in one block: a function's bindings, a module's functions.
-/// A binding costs about 2.5 KB through parsing and checking, a function about 6 KB,
-/// so 10^5 of either stay well under the 2 GB the hostile-input suite allows.
-pub const MAX_STATEMENTS: usize = 100_000;
 
 const KEYWORDS: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
@@ -23,7 +18,7 @@ const KEYWORDS: &[&str] = &[
 
 /// Parses a whole file into statements.
 pub fn parse_file(src: &str) -> ParseResult<Vec<PyStmt>> {
-    let mut p = Parser { toks: tokenize(src)?, pos: 0, depth: 0 };
+    let mut p = Parser::new(tokenize(src)?);
     let mut out = Vec::new();
     loop {
         match p.peek() {
@@ -41,7 +36,7 @@ pub fn parse_file(src: &str) -> ParseResult<Vec<PyStmt>> {
 
 /// Parses a single expression (e.g. a corpus `run:` line).
 pub fn parse_expression(src: &str) -> ParseResult<PyExpr> {
-    let mut p = Parser { toks: tokenize(src)?, pos: 0, depth: 0 };
+    let mut p = Parser::new(tokenize(src)?);
     while p.peek() == &Tok::Newline {
         p.pos += 1;
     }
@@ -59,6 +54,8 @@ struct Parser {
     toks: Vec<Token>,
     pos: usize,
     depth: usize,
+    max_nesting: usize,
+    max_statements: usize,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -77,6 +74,10 @@ fn describe(tok: &Tok) -> String {
 }
 
 impl Parser {
+    fn new(toks: Vec<Token>) -> Parser {
+        let b = crate::limits::current();
+        Parser { toks, pos: 0, depth: 0, max_nesting: b.nesting, max_statements: b.statements }
+    }
     fn peek(&self) -> &Tok {
         &self.toks[self.pos.min(self.toks.len() - 1)].tok
     }
@@ -143,10 +144,12 @@ impl Parser {
     }
     fn enter(&mut self) -> ParseResult<()> {
         self.depth += 1;
-        if self.depth > MAX_NESTING {
+        if self.depth > self.max_nesting {
             return Err(ParseError::limit(
+                "LIMIT-nesting",
                 format!(
-                    "nesting deeper than {MAX_NESTING} levels (brackets, blocks, operator chains and postfix chains together) is not supported"
+                    "nesting deeper than {} levels (brackets, blocks, operator chains and postfix chains together)",
+                    self.max_nesting
                 ),
                 self.span(),
             ));
@@ -380,11 +383,12 @@ impl Parser {
         Ok(body)
     }
 
-    /// A block (a function body, a module's class) holds at most [`MAX_STATEMENTS`].
+    /// A block (a function body, a module's class) holds at most `Budgets::statements`.
     fn count_statement(&self, before: usize) -> ParseResult<()> {
-        if before >= MAX_STATEMENTS {
+        if before >= self.max_statements {
             return Err(ParseError::limit(
-                format!("a block of more than {MAX_STATEMENTS} statements (bindings, functions) is not supported"),
+                "LIMIT-statements",
+                format!("a block of more than {} statements (bindings, functions)", self.max_statements),
                 self.span(),
             ));
         }

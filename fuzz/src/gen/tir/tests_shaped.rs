@@ -10,7 +10,6 @@ use oracle::eval::tir::run_prim_func;
 use oracle::eval::value::{TensorRef, Value};
 use spec_model::grammar::{BaseFunc, GlobalVar, IRModule, NDArray, Scalar};
 use spec_model::text::{check_round_trip, check_round_trip_in, Dialect};
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// xorshift64*: the test's own choices.
@@ -98,7 +97,8 @@ fn run_both(k: &Kernel, ins: &[NDArray], out: &NDArray, vals: &[i64]) -> (Run, R
         })
         .collect();
     let fuel = 10_000_000;
-    let tensors: Vec<TensorRef> = ins.iter().chain([out]).map(|a| Rc::new(RefCell::new(a.clone()))).collect();
+    let tensors: Vec<TensorRef> =
+        ins.iter().chain([out]).map(|a| Rc::new(oracle::eval::memory::Tracked::new(a.clone()))).collect();
     let mut f = fuel;
     let oracle = run_prim_func(&k.func, "k", &tensors, &scalars, SP, &mut f)
         .map(|()| tensors[tensors.len() - 1].borrow().clone())

@@ -20,9 +20,10 @@ use spec_model::ops::Op;
 use spec_model::Span;
 use std::cell::Ref;
 
-/// The largest tensor an operator creates (2^26 elements); a larger one is
-/// `MemoryExhausted` (the oracle's memory limit, `LIMIT-memory`).
-pub const MAX_ELEMENTS: usize = 1 << 26;
+/// The bytes per element an operator's result is reserved at (LIMIT-memory): the
+/// kernels compute in widened scalars, so a result can take 8 bytes per element while
+/// it is made, whatever its dtype.
+pub const RESERVED_ELEMENT: DataType = DataType::float(64);
 
 /// One operator call: the operator, its attributes and span, with the helpers every
 /// kernel uses to read arguments and raise errors (of the operator's rule, `OP-add`).
@@ -89,17 +90,14 @@ impl<'a> Cx<'a> {
             .collect()
     }
 
-    /// The element count of a tensor this operator creates (at most [`MAX_ELEMENTS`]).
+    /// The element count of a tensor this operator creates, refused (MemoryExhausted,
+    /// LIMIT-memory) before it is allocated if it does not fit the memory budget
+    /// ([`RESERVED_ELEMENT`] bytes per element).
     pub fn numel(&self, shape: &[u64]) -> EvalResult<usize> {
-        match broadcast::element_count(shape) {
-            Some(n) if n <= MAX_ELEMENTS as u64 => Ok(n as usize),
-            _ => Err(RuntimeError::new(
-                ErrorKind::MemoryExhausted,
-                "LIMIT-memory",
-                format!("{}: a tensor of shape {shape:?} has more than 2^26 elements", self.op),
-                self.span,
-            )),
-        }
+        let what = || format!("{}: a tensor of shape {shape:?}", self.op);
+        let n = broadcast::element_count(shape).unwrap_or(u64::MAX);
+        super::memory::reserve(n, RESERVED_ELEMENT, what, self.span)?;
+        usize::try_from(n).map_err(|_| RuntimeError::new(ErrorKind::MemoryExhausted, "LIMIT-memory", what(), self.span))
     }
 
     /// `axis` (negative counts from the end) as an index below `ndim`.

@@ -27,20 +27,17 @@ mod expr;
 mod tests;
 
 use crate::bail;
+use crate::eval::memory::Tracked;
 use crate::eval::value::{ErrorKind, EvalResult, RuntimeError, TensorRef};
 use expr::{cast, fit, round_to, store_elem, supported, zeros, Fault, Val};
 use spec_model::grammar::tir::{Block, Buffer, IterKind, PrimFunc, Stmt, StmtKind, TirExprKind, TirParam};
 use spec_model::grammar::{DataType, NDArray};
 use spec_model::Span;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::rc::Rc;
 
 const RULE: &str = "OP-call_tir";
-
-/// The most elements a `T.alloc_buffer` may have.
-const MAX_LOCAL_ELEMENTS: u64 = 1 << 26;
 
 /// Calls `f` in destination-passing style (OP-call_tir): `tensors` are bound, in order, to the
 /// buffer parameters (inputs then outputs), `scalars` to the scalar (int) parameters, in order.
@@ -309,17 +306,11 @@ impl Machine<'_> {
             }
             shape.push(x as u64);
         }
-        let count = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d)).filter(|&c| c <= MAX_LOCAL_ELEMENTS);
-        let Some(count) = count else {
-            // A resource limit (LIMIT-memory), not a meaning: the differential tester skips it.
-            let message = format!(
-                "in PrimFunc `{}`: buffer `{}` of shape {shape:?} is too large (at most {MAX_LOCAL_ELEMENTS} elements)",
-                self.name,
-                buf.name()
-            );
-            let at = if span.is_synthetic() { self.span } else { span };
-            return Err(RuntimeError::new(ErrorKind::MemoryExhausted, "LIMIT-memory", message, at));
-        };
+        let count = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d)).unwrap_or(u64::MAX);
+        // A resource limit (LIMIT-memory), not a meaning: the differential tester skips it.
+        let at = if span.is_synthetic() { self.span } else { span };
+        let what = || format!("in PrimFunc `{}`: buffer `{}` of shape {shape:?}", self.name, buf.name());
+        crate::eval::memory::reserve(count, buf.dtype(), what, at)?;
         self.charge(count)?;
         let Some(data) = zeros(buf.dtype(), count as usize) else {
             return Err(self.error(
@@ -328,7 +319,7 @@ impl Machine<'_> {
                 format!("buffer `{}` has dtype {}, which has no storage", buf.name(), buf.dtype()),
             ));
         };
-        let tensor = Rc::new(RefCell::new(NDArray { dtype: buf.dtype(), shape: shape.clone(), data }));
+        let tensor = Rc::new(Tracked::new(NDArray { dtype: buf.dtype(), shape: shape.clone(), data }));
         self.buffers.insert(buf.id(), Slot { tensor, shape });
         Ok(())
     }

@@ -2,7 +2,6 @@ use super::run_prim_func;
 use crate::eval::value::{ErrorKind, EvalResult, RuntimeError, TensorRef};
 use spec_model::grammar::{DataType, NDArray, PrimFunc, Scalar};
 use spec_model::Span;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 const HEADER: &str = "from tvm.script import tir as T\n\n\n";
@@ -16,7 +15,9 @@ fn prim(src: &str) -> Rc<PrimFunc> {
 }
 
 fn tensor(dtype: DataType, shape: &[u64], values: &[Scalar]) -> TensorRef {
-    Rc::new(RefCell::new(NDArray::from_scalars(dtype, shape.to_vec(), values).expect("valid array")))
+    Rc::new(crate::eval::memory::Tracked::new(
+        NDArray::from_scalars(dtype, shape.to_vec(), values).expect("valid array"),
+    ))
 }
 
 fn f32s(shape: &[u64], values: &[f64]) -> TensorRef {

@@ -6,9 +6,6 @@ use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{PyExpr, PyExprKind};
 
-/// The most elements a constant literal may hold.
-pub const MAX_CONST_ELEMENTS: u64 = 1 << 24;
-
 /// Builds the constant from `value` (a scalar or nested lists), `dtype` (default:
 /// `bool` for booleans, `float32` if any element is a float, else `int32`) and an
 /// optional explicit `shape` (needed only when a dimension after a 0 is non-zero).
@@ -20,7 +17,7 @@ pub(crate) fn constant(
 ) -> ParseResult<NDArray> {
     let mut inferred_shape = Vec::new();
     let mut elems: Vec<(Scalar, Span)> = Vec::new();
-    flatten(value, 0, &mut inferred_shape, &mut elems)?;
+    flatten(value, 0, &mut inferred_shape, &mut elems, crate::limits::current().constant_elements)?;
     let dtype = match dtype {
         Some(d) => {
             let s = expect_str(d, "a dtype")?;
@@ -78,7 +75,8 @@ pub(crate) fn constant(
     })
 }
 
-fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar, Span)>) -> ParseResult<()> {
+/// LIMIT-constant: at most `max` elements.
+fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar, Span)>, max: u64) -> ParseResult<()> {
     match &e.kind {
         PyExprKind::List(items) | PyExprKind::Tuple(items) => {
             let n = items.len() as u64;
@@ -96,7 +94,7 @@ fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar
                 .with_label("the nested lists of a constant must be rectangular"));
             }
             for item in items {
-                flatten(item, depth + 1, shape, out)?;
+                flatten(item, depth + 1, shape, out, max)?;
             }
             if n == 0 && shape.len() > depth + 1 {
                 return Err(ParseError::syntax("the nested lists of a constant must be rectangular", e.span));
@@ -108,11 +106,9 @@ fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar
                 return Err(ParseError::syntax("expected a list here, as in the first row", e.span)
                     .with_label("the nested lists of a constant must be rectangular"));
             }
-            if out.len() as u64 >= MAX_CONST_ELEMENTS {
-                return Err(ParseError::limit(
-                    format!("a constant literal holds at most {MAX_CONST_ELEMENTS} elements"),
-                    e.span,
-                ));
+            if out.len() as u64 >= max {
+                let message = format!("a constant literal of more than {max} elements");
+                return Err(ParseError::limit("LIMIT-constant", message, e.span));
             }
             out.push((scalar(e)?, e.span));
             Ok(())

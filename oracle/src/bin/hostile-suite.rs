@@ -3,7 +3,7 @@
 //! command on it under a timeout, and reports every run that does not end cleanly
 //! (exit 1 when there is one).
 //!
-//!     cargo build --release -p oracle && cargo run --release -p oracle --bin hostile
+//!     cargo build --release -p oracle && cargo run --release -p oracle --bin hostile-suite
 
 use clap::Parser;
 use oracle::hostile::{run_case, scratch, Budget, CLASSES};
