@@ -124,17 +124,7 @@ fn failure_files_are_corpus_files() {
 fn generated_programs_fit_a_quarter_of_the_budgets() {
     use oracle::eval::{run::outcome, value::ErrorKind, Limits};
     use spec_model::limits::Budgets;
-    let tight = Budgets {
-        nesting: 25,
-        statements: 1_000,
-        tokens: 100_000,
-        constant_elements: 1 << 12,
-        sinfo_nodes: 2_000,
-        sinfo_depth: 20,
-        fuel: Budgets::DEFAULT.fuel / 10,
-        memory: 64 << 20,
-        ..Budgets::DEFAULT
-    };
+    let tight = Budgets { fuel: Budgets::DEFAULT.fuel / 10, memory: 64 << 20, ..Budgets::MARGIN };
     for seed in 0..300u64 {
         let m = program_of(&seed_bytes(seed), seed % 2 == 1);
         let text = spec_model::text::print_module(&m.ir, 100);

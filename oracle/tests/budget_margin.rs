@@ -7,18 +7,6 @@ use spec_model::limits::Budgets;
 use spec_model::struct_info::SyntacticProver;
 use spec_model::text::parse_module;
 
-/// A quarter of the default budgets or less (nesting: a quarter of the default, since
-/// `corpus/syntax/nesting_deep_tuple_ok.rx` tests the default itself).
-pub const TIGHT: Budgets = Budgets {
-    nesting: 25,
-    statements: 1_000,
-    tokens: 100_000,
-    constant_elements: 1 << 12,
-    sinfo_nodes: 2_000,
-    sinfo_depth: 20,
-    ..Budgets::DEFAULT
-};
-
 /// Files about the limits themselves.
 fn tests_a_limit(path: &std::path::Path, src: &str) -> bool {
     path.file_name().is_some_and(|n| n.to_string_lossy().contains("limit") || n.to_string_lossy().contains("nesting"))
@@ -36,7 +24,7 @@ fn every_corpus_file_fits_a_quarter_of_the_budgets() {
         if tests_a_limit(f, &src) {
             continue;
         }
-        TIGHT.scope(|| match parse_module(&src) {
+        Budgets::MARGIN.scope(|| match parse_module(&src) {
             Err(e) if e.diagnostic().code == "limit" => over.push(format!("{}: {e}", f.display())),
             Err(_) => {}
             Ok(m) => {

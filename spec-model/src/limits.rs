@@ -79,6 +79,20 @@ impl Budgets {
         memory: 1 << 30,
     };
 
+    /// A quarter of the defaults or less where inputs grow (nesting, statements, tokens,
+    /// constants, StructInfo): every corpus file and generated program must fit in
+    /// these, so that the defaults hold them by a wide margin (the tests
+    /// `oracle/tests/budget_margin.rs` and `fuzz/tests/generator.rs` check it).
+    pub const MARGIN: Budgets = Budgets {
+        nesting: 25,
+        statements: 1_000,
+        tokens: 100_000,
+        constant_elements: 1 << 12,
+        sinfo_nodes: 2_000,
+        sinfo_depth: 20,
+        ..Budgets::DEFAULT
+    };
+
     /// Runs `f` with these budgets in force on this thread, then restores the previous.
     pub fn scope<R>(self, f: impl FnOnce() -> R) -> R {
         struct Restore(Option<Budgets>);
