@@ -61,7 +61,7 @@ pub const MAX_NESTING_BUDGET: usize = 10_000;
 
 impl Budgets {
     /// The defaults: every corpus file and generated program fits in them by a wide
-    /// margin (`spec-model/tests/budgets.rs` measures the margin).
+    /// margin (see [`Budgets::MARGIN`]).
     pub const DEFAULT: Budgets = Budgets {
         nesting: 100,
         statements: 100_000,
@@ -128,7 +128,7 @@ pub fn current() -> Budgets {
     SCOPED.with(|s| s.get()).unwrap_or_else(|| *PROCESS.read().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// Each limit ID, the budget fields it covers, its `oracle` flag(s) and what it bounds.
+/// Each limit ID, the `Budgets` fields it covers and its command-line flag(s).
 pub const BUDGET_FLAGS: &[(&str, &str, &str)] = &[
     ("LIMIT-nesting", "nesting", "--max-nesting"),
     ("LIMIT-statements", "statements", "--max-statements"),

@@ -22,11 +22,6 @@ pub fn set_budget(bytes: usize) {
     BUDGET.set(bytes);
 }
 
-/// Bytes of tensors live on this thread.
-pub fn live() -> usize {
-    LIVE.get()
-}
-
 /// The bytes of `elements` elements of `dtype` as the oracle stores them (a bool takes
 /// a byte), saturating.
 pub fn bytes_of(elements: u64, dtype: DataType) -> usize {
