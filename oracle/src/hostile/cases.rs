@@ -156,6 +156,16 @@ fn big_constant(n: u64) -> Case {
     program(scalar_main(&format!("        c = R.const([{c}], \"int32\")\n        return c\n")), STATIC, &[SCALAR_ARG])
 }
 
+/// A float32 matrix of 16 rows of `n` elements: at n = 10^6, near the 2^24
+/// elements LIMIT-constant allows, read through the lexer's numeric-list path.
+fn float_matrix_constant(n: u64) -> Case {
+    let row =
+        format!("[{}]", join(n, |i| format!("{}{}.{}e-{}", ["", "-"][i as usize % 2], i % 97, i % 13, i % 5), ", "));
+    let rows = vec![row; 16].join(",\n");
+    let body = format!("        c = R.const([{rows}], \"float32\")\n        return R.sum(c)\n");
+    program(scalar_main(&body), STATIC, &[SCALAR_ARG])
+}
+
 /// StructInfo that doubles at each binding: 2^k nodes after k bindings.
 fn doubling_tuple(n: u64) -> Case {
     let k = doublings(n);
@@ -385,6 +395,7 @@ pub const CLASSES: &[Class] = &[
     Class { name: "rebindings", what: "n rebindings of one name", build: rebindings },
     Class { name: "many_functions", what: "n functions", build: many_functions },
     Class { name: "big_constant", what: "a constant of n elements", build: big_constant },
+    Class { name: "float_matrix_constant", what: "a float32 constant of 16n elements", build: float_matrix_constant },
     Class { name: "doubling_tuple", what: "StructInfo doubling at each binding", build: doubling_tuple },
     Class { name: "if_growing_join", what: "if branches whose join doubles", build: if_growing_join },
     Class { name: "concat_many", what: "concat of many symbolic inputs", build: concat_many },

@@ -55,6 +55,11 @@ impl TensorData {
         self.len() == 0
     }
 
+    /// Room for `additional` more elements, allocated once.
+    pub fn reserve(&mut self, additional: usize) {
+        each_variant!(self, v => v.reserve_exact(additional))
+    }
+
     /// Empty storage for `dtype`, or `None` if the dtype has no tensor storage
     /// (supported: bool, int8/16/32/64, uint8/16/32/64, float16/32/64, one lane).
     pub fn empty(dtype: DataType) -> Option<TensorData> {

@@ -3,7 +3,9 @@
 //! and after a backslash join lines, as in Python.
 
 use super::error::{ParseError, ParseResult};
+use super::num_array::{Builder, NotFast, NumArray, MIN_ELEMENTS};
 use crate::span::Span;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
@@ -12,6 +14,8 @@ pub enum Tok {
     Int(Option<i128>),
     Float(f64),
     Str(String),
+    /// A large numeric literal as the first argument of `R.const(` (see `num_array`).
+    NumArray(Rc<NumArray>),
     /// Punctuation and operators, e.g. `(`, `->`, `//`, `==`.
     Op(&'static str),
     Newline,
@@ -138,6 +142,10 @@ impl<'a> Lexer<'a> {
                     }
                     self.push(Tok::Name(name), start, self.pos);
                 }
+                b'[' if self.after_r_const() => match self.num_array()? {
+                    Some(a) => self.push(Tok::NumArray(Rc::new(a)), start, self.pos),
+                    None => self.operator(start)?,
+                },
                 _ => self.operator(start)?,
             }
         }
@@ -254,6 +262,134 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self) -> ParseResult<()> {
         let start = self.pos;
+        let tok = self.number_tok()?;
+        self.push(tok, start, self.pos);
+        Ok(())
+    }
+
+    /// True right after `R.const(`, where a large numeric list may be read whole.
+    fn after_r_const(&self) -> bool {
+        matches!(
+            self.toks.as_slice(),
+            [.., Token { tok: Tok::Name(r), .. }, Token { tok: Tok::Op("."), .. }, Token { tok: Tok::Name(c), .. }, Token { tok: Tok::Op("("), .. }]
+                if r == "R" && c == "const"
+        )
+    }
+
+    /// The nested numeric list at `self.pos` (a `[`) as one compact array, if it
+    /// has at least `MIN_ELEMENTS` elements and nothing but optionally signed
+    /// numbers; otherwise `None`, with the position unchanged. Errors are those the
+    /// ordinary path would give: a malformed number, or LIMIT-constant.
+    fn num_array(&mut self) -> ParseResult<Option<NumArray>> {
+        let start = self.pos;
+        let max = crate::limits::current().constant_elements;
+        let mut b = Builder::new();
+        let result = loop {
+            let Some(&c) = self.bytes.get(self.pos) else {
+                break Err(NotFast);
+            };
+            let step = match c {
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => {
+                    self.pos += 1;
+                    Ok(())
+                }
+                b'#' => {
+                    self.skip_comment();
+                    Ok(())
+                }
+                b'[' => {
+                    self.pos += 1;
+                    b.open_list()
+                }
+                b']' => {
+                    self.pos += 1;
+                    b.close_list()
+                }
+                b',' => {
+                    self.pos += 1;
+                    b.comma()
+                }
+                _ => {
+                    if b.count() as u64 >= max {
+                        let message = format!("a constant literal of more than {max} elements");
+                        return Err(ParseError::limit("LIMIT-constant", message, Span::new(self.pos, self.pos + 1)));
+                    }
+                    self.num_element(&mut b)?
+                }
+            };
+            if step.is_err() {
+                break Err(NotFast);
+            }
+            if b.done() {
+                break b.finish();
+            }
+        };
+        match result {
+            Ok(a) if a.len() >= MIN_ELEMENTS => Ok(Some(a)),
+            _ => {
+                self.pos = start;
+                Ok(None)
+            }
+        }
+    }
+
+    /// One element of a numeric list: an optionally signed number or
+    /// `float("nan")`-style float, or `True`/`False`.
+    fn num_element(&mut self, b: &mut Builder) -> ParseResult<Result<(), NotFast>> {
+        let negative = match self.bytes.get(self.pos) {
+            Some(&s @ (b'-' | b'+')) => {
+                self.pos += 1;
+                while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                    self.pos += 1;
+                }
+                Some(s == b'-')
+            }
+            _ => None,
+        };
+        let neg = negative == Some(true);
+        let digit_at = |i: usize| self.bytes.get(i).is_some_and(u8::is_ascii_digit);
+        if digit_at(self.pos) || (self.bytes.get(self.pos) == Some(&b'.') && digit_at(self.pos + 1)) {
+            return Ok(match self.number_tok()? {
+                Tok::Int(Some(i)) => b.int(if neg { -i } else { i }),
+                Tok::Float(f) => b.float(if neg { -f } else { f }),
+                _ => Err(NotFast),
+            });
+        }
+        if !is_name_start(self.char_at(self.pos)) {
+            return Ok(Err(NotFast));
+        }
+        let name = self.name();
+        Ok(match (name.as_str(), negative) {
+            ("True", None) => b.boolean(true),
+            ("False", None) => b.boolean(false),
+            ("float", _) => match self.float_call()? {
+                Some(f) => b.float(if neg { -f } else { f }),
+                None => Err(NotFast),
+            },
+            _ => Err(NotFast),
+        })
+    }
+
+    /// `("nan")` after `float`, spelled as the ordinary path accepts it.
+    fn float_call(&mut self) -> ParseResult<Option<f64>> {
+        if self.bytes.get(self.pos) != Some(&b'(') || !matches!(self.bytes.get(self.pos + 1), Some(b'"' | b'\'')) {
+            return Ok(None);
+        }
+        self.pos += 1;
+        self.string(self.pos, false)?;
+        let Some(Token { tok: Tok::Str(text), .. }) = self.toks.pop() else {
+            return Ok(None);
+        };
+        if self.bytes.get(self.pos) != Some(&b')') {
+            return Ok(None);
+        }
+        self.pos += 1;
+        Ok(super::num_array::special_float(&text))
+    }
+
+    /// Reads the number at `self.pos`.
+    fn number_tok(&mut self) -> ParseResult<Tok> {
+        let start = self.pos;
         let bytes = self.bytes;
         let radix = match (bytes.get(self.pos), bytes.get(self.pos + 1).map(|b| b.to_ascii_lowercase())) {
             (Some(b'0'), Some(b'x')) => 16,
@@ -271,9 +407,7 @@ impl<'a> Lexer<'a> {
             if text.is_empty() || !text.chars().all(|c| c.is_digit(radix)) {
                 return Err(ParseError::syntax("malformed integer literal", Span::new(start, self.pos)));
             }
-            let value = i128::from_str_radix(&text, radix).ok();
-            self.push(Tok::Int(value), start, self.pos);
-            return Ok(());
+            return Ok(Tok::Int(i128::from_str_radix(&text, radix).ok()));
         }
         let mut is_float = false;
         let digits = |lx: &mut Lexer| {
@@ -308,11 +442,13 @@ impl<'a> Lexer<'a> {
                 Span::new(start, self.pos + c.len_utf8()),
             ));
         }
-        let text: String = self.src[start..end].chars().filter(|c| *c != '_').collect();
+        let raw = &self.src[start..end];
+        let text: std::borrow::Cow<str> =
+            if raw.contains('_') { raw.chars().filter(|c| *c != '_').collect::<String>().into() } else { raw.into() };
         if is_float {
             let v: f64 =
                 text.parse().map_err(|_| ParseError::syntax("malformed float literal", Span::new(start, end)))?;
-            self.push(Tok::Float(v), start, end);
+            Ok(Tok::Float(v))
         } else {
             if text.len() > 1 && text.starts_with('0') && text.chars().any(|c| c != '0') {
                 return Err(ParseError::syntax(
@@ -320,9 +456,8 @@ impl<'a> Lexer<'a> {
                     Span::new(start, end),
                 ));
             }
-            self.push(Tok::Int(text.parse::<i128>().ok()), start, end);
+            Ok(Tok::Int(text.parse::<i128>().ok()))
         }
-        Ok(())
     }
 
     /// A string literal starting at the quote at `self.pos` (`start` includes any prefix).

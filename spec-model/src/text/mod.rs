@@ -8,6 +8,7 @@
 mod elab;
 pub mod error;
 pub mod lexer;
+pub mod num_array;
 mod print;
 pub mod py_ast;
 pub mod py_parser;

@@ -88,6 +88,8 @@ pub enum PyExprKind {
     },
     Tuple(Vec<PyExpr>),
     List(Vec<PyExpr>),
+    /// A large numeric list as `R.const`'s value, read whole by the lexer.
+    NumArray(std::rc::Rc<super::num_array::NumArray>),
     Dict(Vec<(PyExpr, PyExpr)>),
     Unary {
         op: UnaryOp,
@@ -143,6 +145,7 @@ impl PyExpr {
             PyExprKind::Slice { .. } => "a slice",
             PyExprKind::Tuple(_) => "a tuple",
             PyExprKind::List(_) => "a list",
+            PyExprKind::NumArray(_) => "a numeric list",
             PyExprKind::Dict(_) => "a dict",
             PyExprKind::Unary { .. } => "a unary operation",
             PyExprKind::Binary { .. } => "an arithmetic operation",

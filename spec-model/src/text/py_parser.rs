@@ -65,6 +65,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Int(_) => "an integer".into(),
         Tok::Float(_) => "a float".into(),
         Tok::Str(_) => "a string".into(),
+        Tok::NumArray(_) => "a numeric list".into(),
         Tok::Op(o) => format!("`{o}`"),
         Tok::Newline => "the end of the line".into(),
         Tok::Indent => "an indented block".into(),
@@ -738,6 +739,7 @@ impl Parser {
             },
             Tok::Int(v) => PyExprKind::Int(v),
             Tok::Float(v) => PyExprKind::Float(v),
+            Tok::NumArray(a) => PyExprKind::NumArray(a),
             Tok::Str(s) => {
                 self.bump();
                 let mut s = s;

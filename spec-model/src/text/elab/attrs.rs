@@ -59,12 +59,9 @@ pub(crate) fn number(e: &PyExpr) -> ParseResult<Number> {
         PyExprKind::Call { func, args, keywords } if func.dotted_name().as_deref() == Some("float") => {
             let bad = || ParseError::syntax("expected float(\"nan\"), float(\"inf\") or float(\"-inf\")", e.span);
             match (args.as_slice(), keywords.is_empty()) {
-                ([PyExpr { kind: PyExprKind::Str(s), .. }], true) => match s.trim().to_ascii_lowercase().as_str() {
-                    "nan" => Ok(Number::Float(f64::NAN)),
-                    "inf" | "+inf" | "infinity" => Ok(Number::Float(f64::INFINITY)),
-                    "-inf" | "-infinity" => Ok(Number::Float(f64::NEG_INFINITY)),
-                    _ => Err(bad()),
-                },
+                ([PyExpr { kind: PyExprKind::Str(s), .. }], true) => {
+                    crate::text::num_array::special_float(s).map(Number::Float).ok_or_else(bad)
+                }
                 _ => Err(bad()),
             }
         }

@@ -4,6 +4,7 @@ use super::attrs::{expect_str, number, Number};
 use crate::grammar::{DataType, NDArray, Scalar};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
+use crate::text::num_array::NumArray;
 use crate::text::py_ast::{PyExpr, PyExprKind};
 
 /// Builds the constant from `value` (a scalar or nested lists), `dtype` (default:
@@ -15,14 +16,14 @@ pub(crate) fn constant(
     shape: Option<&PyExpr>,
     call_span: Span,
 ) -> ParseResult<NDArray> {
+    if let PyExprKind::NumArray(a) = &value.kind {
+        return num_array_constant(a, value.span, dtype, shape);
+    }
     let mut inferred_shape = Vec::new();
     let mut elems: Vec<(Scalar, Span)> = Vec::new();
     flatten(value, 0, &mut inferred_shape, &mut elems, crate::limits::current().constant_elements)?;
     let dtype = match dtype {
-        Some(d) => {
-            let s = expect_str(d, "a dtype")?;
-            DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))?
-        }
+        Some(d) => explicit_dtype(d)?,
         None => {
             if !elems.is_empty() && elems.iter().all(|(s, _)| matches!(s, Scalar::Bool(_))) {
                 DataType::bool()
@@ -35,31 +36,7 @@ pub(crate) fn constant(
     };
     let shape = match shape {
         None => inferred_shape,
-        Some(s) => {
-            let dims = match &s.kind {
-                PyExprKind::Tuple(d) | PyExprKind::List(d) => d,
-                _ => return Err(ParseError::syntax("`shape=` expects a tuple of integers", s.span)),
-            };
-            let mut out = Vec::new();
-            for d in dims {
-                match number(d)? {
-                    Number::Int(i) if (0..=i64::MAX as i128).contains(&i) => out.push(i as u64),
-                    _ => return Err(ParseError::syntax("a dimension must be a non-negative integer", d.span)),
-                }
-            }
-            let count = out.iter().try_fold(1u64, |a, d| a.checked_mul(*d));
-            if count != Some(elems.len() as u64) {
-                return Err(ParseError::syntax(
-                    format!(
-                        "`shape=` holds {} elements but the literal has {}",
-                        count.map_or("too many".to_string(), |c| c.to_string()),
-                        elems.len()
-                    ),
-                    s.span,
-                ));
-            }
-            out
-        }
+        Some(s) => explicit_shape(s, elems.len())?,
     };
     let values: Vec<Scalar> = elems.iter().map(|(s, _)| *s).collect();
     NDArray::from_scalars(dtype, shape, &values).map_err(|msg| {
@@ -73,6 +50,57 @@ pub(crate) fn constant(
             .map_or(call_span, |(_, sp)| *sp);
         ParseError::syntax(msg, span)
     })
+}
+
+/// A literal the lexer read whole: the same defaults and checks as the ordinary
+/// path; an element that does not fit is named by its index.
+fn num_array_constant(
+    a: &NumArray,
+    span: Span,
+    dtype: Option<&PyExpr>,
+    shape: Option<&PyExpr>,
+) -> ParseResult<NDArray> {
+    let dtype = match dtype {
+        Some(d) => explicit_dtype(d)?,
+        None => a.default_dtype(),
+    };
+    let shape = match shape {
+        None => a.shape.clone(),
+        Some(s) => explicit_shape(s, a.len())?,
+    };
+    let data = a.to_tensor_data(dtype).map_err(|(i, msg)| ParseError::syntax(format!("element {i}: {msg}"), span))?;
+    Ok(NDArray { dtype, shape, data })
+}
+
+fn explicit_dtype(d: &PyExpr) -> ParseResult<DataType> {
+    let s = expect_str(d, "a dtype")?;
+    DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))
+}
+
+/// `shape=`: a tuple of dimensions whose product is the literal's element count.
+fn explicit_shape(s: &PyExpr, count: usize) -> ParseResult<Vec<u64>> {
+    let dims = match &s.kind {
+        PyExprKind::Tuple(d) | PyExprKind::List(d) => d,
+        _ => return Err(ParseError::syntax("`shape=` expects a tuple of integers", s.span)),
+    };
+    let mut out = Vec::new();
+    for d in dims {
+        match number(d)? {
+            Number::Int(i) if (0..=i64::MAX as i128).contains(&i) => out.push(i as u64),
+            _ => return Err(ParseError::syntax("a dimension must be a non-negative integer", d.span)),
+        }
+    }
+    let product = out.iter().try_fold(1u64, |a, d| a.checked_mul(*d));
+    if product != Some(count as u64) {
+        return Err(ParseError::syntax(
+            format!(
+                "`shape=` holds {} elements but the literal has {count}",
+                product.map_or("too many".to_string(), |c| c.to_string()),
+            ),
+            s.span,
+        ));
+    }
+    Ok(out)
 }
 
 /// LIMIT-constant: at most `max` elements.

@@ -129,7 +129,7 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
                 span,
             ))
         }
-        PyExprKind::Dict(_) | PyExprKind::Slice { .. } => {
+        PyExprKind::Dict(_) | PyExprKind::Slice { .. } | PyExprKind::NumArray(_) => {
             return Err(ParseError::syntax(format!("{} is not a Relax expression", e.describe()), span))
         }
     };

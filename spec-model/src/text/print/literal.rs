@@ -1,8 +1,10 @@
 //! Literal values in `.rx` syntax: strings, floats, attribute values and constants
 //! (`R.const`), each spelled so that it reads back as exactly the same value.
 
-use super::{call, list, tuple, txt, Doc};
+use super::{call, joined, list, tuple, txt, Doc};
 use crate::grammar::{AttrValue, NDArray, TensorData};
+use crate::text::num_array::MIN_ELEMENTS;
+use pretty::RcDoc;
 
 /// A Python string literal.
 pub(crate) fn string_lit(s: &str) -> String {
@@ -113,6 +115,33 @@ fn element(data: &TensorData, i: usize) -> String {
     }
 }
 
+/// Characters of elements per line in a packed row.
+const PACKED_LINE: usize = 76;
+
+/// A row of a large constant, as many elements per line as fit (one document per
+/// line, not per element: a constant may have 2^24 elements). Large constants read
+/// back through the lexer's numeric-list path (`text::num_array`).
+fn packed_row(data: &TensorData, offset: usize, n: usize) -> Doc {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for i in 0..n {
+        let e = element(data, offset + i);
+        if !line.is_empty() && line.len() + e.len() + 1 > PACKED_LINE {
+            lines.push(txt(std::mem::take(&mut line).trim_end().to_string()));
+        }
+        line.push_str(&e);
+        line.push_str(", ");
+    }
+    if lines.is_empty() {
+        return txt(format!("[{}]", line.trim_end().trim_end_matches(',')));
+    }
+    lines.push(txt(line.trim_end().to_string()));
+    txt("[")
+        .append(RcDoc::hardline().append(joined(lines, RcDoc::hardline())).nest(4))
+        .append(RcDoc::hardline())
+        .append(txt("]"))
+}
+
 /// `R.const(value, "dtype")`, with `shape=` only when nested lists cannot say it.
 pub(crate) fn constant(a: &NDArray) -> Doc {
     fn nested(a: &NDArray, dim: usize, offset: usize) -> Doc {
@@ -120,6 +149,9 @@ pub(crate) fn constant(a: &NDArray) -> Doc {
             return txt(element(&a.data, offset));
         }
         let n = a.shape[dim] as usize;
+        if dim + 1 == a.shape.len() && a.data.len() >= MIN_ELEMENTS {
+            return packed_row(&a.data, offset, n);
+        }
         // Saturating: a zero later on (`[0, 2^62, 2^62]`) makes the true product 0,
         // and with `n == 0` no stride is used.
         let stride = a.shape[dim + 1..].iter().fold(1usize, |s, d| s.saturating_mul(*d as usize));
