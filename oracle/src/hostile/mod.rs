@@ -24,7 +24,9 @@ pub struct Budget {
     pub timeout: Duration,
     /// The peak resident memory allowed, in bytes.
     pub memory: u64,
-    /// The output (stdout and stderr together) allowed, in bytes.
+    /// The output (stdout and stderr together) allowed, in bytes, beyond
+    /// `OUTPUT_PER_INPUT_BYTE` bytes per byte of the case's files: `fmt` prints a
+    /// large program again, while output that multiplies the input is unbounded.
     pub output: u64,
 }
 
@@ -33,6 +35,9 @@ impl Default for Budget {
         Budget { timeout: Duration::from_secs(30), memory: 2 << 30, output: 16 << 20 }
     }
 }
+
+/// Output allowed per byte of input, on top of `Budget::output`.
+pub const OUTPUT_PER_INPUT_BYTE: u64 = 4;
 
 /// How one command ended.
 #[derive(Clone, Debug)]
@@ -102,6 +107,8 @@ pub fn run_case(bin: &Path, case: &Case, dir: &Path, budget: Budget) -> std::io:
         let _ = std::fs::remove_file(dir.join(name));
         std::os::unix::fs::symlink(target, dir.join(name))?;
     }
+    let input: u64 = case.files.iter().map(|(_, b)| b.len() as u64).sum();
+    let budget = Budget { output: budget.output.saturating_add(input.saturating_mul(OUTPUT_PER_INPUT_BYTE)), ..budget };
     let mut runs = Vec::new();
     for args in &case.commands {
         let (mut run, out) = run_one(bin, args, dir, budget)?;
