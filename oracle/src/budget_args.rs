@@ -82,15 +82,12 @@ impl BudgetArgs {
     }
 }
 
-/// Native stack per level of the nesting budget, for the deepest of the passes.
-const STACK_PER_LEVEL: usize = 64 << 10;
-
 /// Makes `b` the process's budgets and runs `f` on a thread whose stack fits the
 /// nesting budget (every pass recurses once per level); `Err` if the system refuses
 /// such a thread. A panic in `f` goes on in the caller.
 pub fn run_under<T: Send + 'static>(b: Budgets, f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
     spec_model::limits::set_process_budgets(b);
-    let stack = (16 << 20) + b.nesting.saturating_mul(STACK_PER_LEVEL);
+    let stack = b.stack_bytes();
     let h = std::thread::Builder::new()
         .stack_size(stack)
         .spawn(f)

@@ -2,7 +2,7 @@
 //! Prints, per back end, the share of decidable queries decided, the number of unsound
 //! answers (must be 0), and the p50/p99 latency per query; the auto back end is timed
 //! on the cache-miss path (its cache is cleared before every query). Then the same per
-//! category, and the queries each back end leaves undecided.
+//! category, the queries each back end leaves undecided, and its three slowest.
 //!
 //! `cargo bench -p prover` (add `-- --reps N` for more repetitions per query).
 
@@ -70,6 +70,7 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     let mut per_category: BTreeMap<&str, Vec<(Backend, usize, usize)>> = BTreeMap::new();
     let mut undecided: Vec<(Backend, Vec<&Query>)> = Vec::new();
+    let mut slowest: Vec<(Backend, Vec<(&Query, Duration)>)> = Vec::new();
     for backend in Backend::ALL {
         let auto = AutoProver::default();
         let boxed = backend.prover();
@@ -77,11 +78,12 @@ fn main() {
             Backend::Auto => (
                 &auto,
                 Box::new(|| {
+                    prover::z3_prover::wait_idle();
                     auto.clear_cache();
                     auto.start_module();
                 }),
             ),
-            _ => (boxed.as_ref(), Box::new(|| {})),
+            _ => (boxed.as_ref(), Box::new(prover::z3_prover::wait_idle)),
         };
         let outcomes: Vec<Outcome> = pairs.iter().map(|p| run(prover, before.as_ref(), p, reps)).collect();
         let decided = outcomes.iter().filter(|o| o.verdict != Verdict::Unknown).count();
@@ -119,6 +121,10 @@ fn main() {
             .map(|(q, _)| q)
             .collect();
         undecided.push((backend, left));
+        let mut by_time: Vec<(&Query, Duration)> = SUITE.iter().zip(&outcomes).map(|(q, o)| (q, o.latency)).collect();
+        by_time.sort_by(|a, b| b.1.cmp(&a.1));
+        by_time.truncate(3);
+        slowest.push((backend, by_time));
     }
     println!("\n| category | queries | {} |", Backend::ALL.map(|b| b.name()).join(" | "));
     println!("|---|---|{}", "---|".repeat(Backend::ALL.len()));
@@ -131,5 +137,10 @@ fn main() {
     for (b, left) in undecided {
         let names: Vec<String> = left.iter().map(|q| format!("`{} == {}`", q.lhs, q.rhs)).collect();
         println!("{} leaves undecided: {}", b.name(), if names.is_empty() { "none".into() } else { names.join(", ") });
+    }
+    println!();
+    for (b, qs) in slowest {
+        let names: Vec<String> = qs.iter().map(|(q, d)| format!("`{} == {}` {} ms", q.lhs, q.rhs, ms(*d))).collect();
+        println!("{} slowest: {}", b.name(), names.join(", "));
     }
 }

@@ -137,17 +137,21 @@ impl ShapeProver for AutoProver {
             *self.last.borrow_mut() = Some(DecidedBy::Cache);
             return *v;
         }
-        let backends: [(&dyn ShapeProver, DecidedBy); 3] =
-            [(&SyntacticProver, DecidedBy::Syntactic), (&self.egg, DecidedBy::Egg), (&self.z3, DecidedBy::Z3)];
         let mut answer = (Verdict::Unknown, DecidedBy::Nobody);
-        for (p, by) in backends {
-            if by != DecidedBy::Syntactic && self.spent.get() >= self.module_budget {
+        for by in [DecidedBy::Syntactic, DecidedBy::Egg, DecidedBy::Z3] {
+            let left = self.module_budget.saturating_sub(self.spent.get());
+            if by != DecidedBy::Syntactic && left.is_zero() {
                 // Not cached: the next module may have the time to decide it.
                 *self.last.borrow_mut() = Some(DecidedBy::Nobody);
                 return Verdict::Unknown;
             }
             let start = Instant::now();
-            let v = p.compare(lhs, rhs, scope);
+            let v = match by {
+                DecidedBy::Syntactic => SyntacticProver.compare(lhs, rhs, scope),
+                DecidedBy::Egg => self.egg.compare(lhs, rhs, scope),
+                // Z3 within what is left of the module budget: the bound stays hard.
+                _ => self.z3.compare_within(lhs, rhs, left.min(Duration::from_millis(u64::from(self.z3.timeout_ms)))),
+            };
             if by != DecidedBy::Syntactic {
                 self.spent.set(self.spent.get() + start.elapsed());
             }
@@ -155,6 +159,11 @@ impl ShapeProver for AutoProver {
                 answer = (v, by);
                 break;
             }
+        }
+        if answer.0 == Verdict::Unknown && self.z3.timed_out() {
+            // Not cached either: with more time, or Z3 not busy, it may be decided.
+            *self.last.borrow_mut() = Some(DecidedBy::Nobody);
+            return Verdict::Unknown;
         }
         // Equality is symmetric: the swapped pair gets the answer too.
         let mut cache = self.cache.borrow_mut();

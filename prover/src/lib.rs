@@ -17,6 +17,7 @@ pub mod modular;
 pub mod poly;
 pub mod rules;
 pub mod suite;
+mod z3_encode;
 pub mod z3_prover;
 
 pub use auto::AutoProver;

@@ -2,32 +2,40 @@
 //! conditions under which it evaluates without error: every integer subterm lies in
 //! its dtype's range (no overflow), every divisor is nonzero, every variable is in
 //! `[0, max of its dtype]` (shape variables are `>= 0`). Floor and truncating division
-//! are encoded exactly from Z3's Euclidean `div`. With `D` the conjunction of both
-//! sides' conditions: `Equal` if `D ∧ lhs ≠ rhs` is unsatisfiable (and `D` is
-//! satisfiable, so the answer is not vacuous); `NotEqual` if `D ∧ lhs = rhs` is
-//! unsatisfiable (and `D` satisfiable); `Unknown` on a timeout, Z3's `unknown`, or an
-//! expression with no encoding (floating point).
+//! are encoded exactly from Z3's Euclidean `div` (`z3_encode`). With `D` the
+//! conjunction of both sides' conditions: `Equal` if `D ∧ lhs ≠ rhs` is unsatisfiable
+//! (and `D` is satisfiable, so the answer is not vacuous); `NotEqual` if
+//! `D ∧ lhs = rhs` is unsatisfiable (and `D` satisfiable); `Unknown` on a timeout,
+//! Z3's `unknown`, or an expression with no encoding (floating point).
 //!
 //! The range conditions turn polynomial identities into hard nonlinear problems, so
 //! each query is first asked without them (variables `>= 0`, divisors nonzero, no
 //! upper bounds): an answer there is a stronger statement, true for the exact
 //! semantics too, since a value computed without overflow is the mathematical one.
-//! Only when that is inconclusive is the exact encoding asked. Each check is bounded
-//! by Z3's deterministic resource limit (`rlimit`) and a timeout.
+//! Only when that is inconclusive is the exact encoding asked.
+//!
+//! **The time budget is a hard bound.** Z3 runs on a worker thread; a watchdog
+//! interrupts it at the query's deadline, and Z3's resource limit (`rlimit`) bounds
+//! each check as well. libz3 does not always honour the interrupt at once (its
+//! nonlinear arithmetic was seen running seconds past it), so the caller waits only
+//! until the deadline plus [`GRACE`]: past that the query is `Unknown`, and the worker,
+//! still busy, is left to finish on its own while the next query gets a new one.
 
-use spec_model::grammar::{DataType, PrimBinOp, PrimExpr, PrimExprKind, PrimVar};
-use spec_model::prim_eval::int_range;
+use crate::z3_encode::{Encoder, Term, Val};
+use spec_model::grammar::{PrimExpr, PrimVar};
 use spec_model::struct_info::{ShapeProver, Verdict};
+use std::cell::{Cell, RefCell};
 use std::mem::ManuallyDrop;
 use std::sync::{mpsc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use z3::ast::{Ast, Bool, Int};
+use z3::ast::{Ast, Bool};
 use z3::{Config, Context, Params, SatResult, Solver};
+
+/// How long past its deadline a caller waits for Z3's answer.
+pub const GRACE: Duration = Duration::from_millis(50);
 
 /// The Z3 back end, with a per-query timeout (shared by the query's checks).
 pub struct Z3Prover {
-    /// Dropped under [`Z3_LOCK`] (see there).
-    ctx: ManuallyDrop<Context>,
     pub timeout_ms: u32,
     /// Z3's resource limit per check (deterministic, unlike the timeout; about a
     /// second of work on the reference machine).
@@ -35,8 +43,14 @@ pub struct Z3Prover {
     /// The highest polynomial degree Z3 is asked about (LIMIT-prover, see [`degree`]):
     /// nonlinear integer arithmetic of high degree (`n0 * ... * n23 % (m0 * ... * m23 +
     /// 1)`) keeps libz3 in preprocessing where it ignores the interrupt for tens of
-    /// seconds, so the wall-clock bound would not hold; such a query is `Unknown` at once.
+    /// seconds; such a query is `Unknown` at once rather than after its full budget.
     pub max_degree: u32,
+    /// The worker thread and its context, started on the first query and replaced
+    /// when one overruns.
+    worker: RefCell<Option<Worker>>,
+    /// The worker thread's stack (it encodes recursively, as deep as the nesting budget).
+    stack: usize,
+    timed_out: Cell<bool>,
 }
 
 /// The budgets in force (`spec_model::limits::current`): `prover_query_ms` and
@@ -52,13 +66,16 @@ impl Default for Z3Prover {
 
 impl Z3Prover {
     pub fn new(timeout_ms: u32) -> Z3Prover {
-        // No Z3 `timeout` (here or per check): libz3 4.8.12's timer thread can deadlock
-        // with the check it times (seen in fuzz-smoke, proofs-notes/prover.md P-8); the
-        // watchdog's interrupt and the resource limit bound each check instead.
-        let cfg = Config::new();
-        let _guard = z3_lock();
+        let b = spec_model::limits::current();
         let max_degree = spec_model::limits::Budgets::DEFAULT.z3_degree;
-        Z3Prover { ctx: ManuallyDrop::new(Context::new(&cfg)), timeout_ms, rlimit: 2_000_000, max_degree }
+        Z3Prover {
+            timeout_ms,
+            rlimit: 2_000_000,
+            max_degree,
+            worker: RefCell::new(None),
+            stack: b.stack_bytes(),
+            timed_out: Cell::new(false),
+        }
     }
 }
 
@@ -73,237 +90,128 @@ fn z3_lock() -> MutexGuard<'static, ()> {
     Z3_LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-impl Drop for Z3Prover {
-    fn drop(&mut self) {
-        let _guard = z3_lock();
-        // SAFETY: `ctx` is dropped exactly once, here, and never used afterwards.
-        unsafe { ManuallyDrop::drop(&mut self.ctx) }
-    }
+/// Waits until no Z3 work is running in the process, such as a worker left to finish
+/// a query past its deadline (its resource limit ends it within seconds). The next
+/// query's budget would otherwise be spent waiting for it: the benchmark calls this
+/// between queries so that each is timed on its own.
+pub fn wait_idle() {
+    drop(z3_lock());
 }
 
-/// An encoded subterm.
-enum Val<'c> {
-    I(Int<'c>),
-    B(Bool<'c>),
+/// One query for the worker.
+struct Job {
+    lhs: Term,
+    rhs: Term,
+    deadline: Instant,
+    rlimit: u32,
 }
 
-struct Encoder<'c> {
-    ctx: &'c Context,
-    /// The conditions under which the expressions evaluate without error.
-    defined: Vec<Bool<'c>>,
-    /// With the dtypes' range conditions (the exact semantics), or without.
-    bounded: bool,
+/// A thread that owns a Z3 context and answers jobs in order.
+struct Worker {
+    jobs: mpsc::Sender<Job>,
+    answers: mpsc::Receiver<Verdict>,
 }
 
-fn big(ctx: &Context, v: i128) -> Int<'_> {
-    match i64::try_from(v) {
-        Ok(x) => Int::from_i64(ctx, x),
-        Err(_) => Int::from_str(ctx, &v.to_string()).unwrap_or_else(|| Int::from_i64(ctx, 0)),
-    }
-}
-
-impl<'c> Encoder<'c> {
-    fn int(&self, v: i64) -> Int<'c> {
-        Int::from_i64(self.ctx, v)
-    }
-
-    fn as_int(&self, v: Val<'c>) -> Int<'c> {
-        match v {
-            Val::I(i) => i,
-            Val::B(b) => b.ite(&self.int(1), &self.int(0)),
-        }
-    }
-
-    fn as_bool(&self, v: Val<'c>) -> Bool<'c> {
-        match v {
-            Val::B(b) => b,
-            Val::I(i) => i._eq(&self.int(0)).not(),
-        }
-    }
-
-    /// `t` within the range of `dtype`, as a definedness condition.
-    fn in_range(&mut self, t: &Int<'c>, dtype: DataType) {
-        if !self.bounded {
-            return;
-        }
-        let (lo, hi) = int_range(dtype);
-        self.defined.push(t.ge(&big(self.ctx, lo)));
-        self.defined.push(t.le(&big(self.ctx, hi)));
-    }
-
-    /// `floor(a / b)` from Euclidean division: for `b > 0` they agree; for `b < 0`,
-    /// `floor(a / b) = floor(-a / -b)`.
-    fn floor_div(&self, a: &Int<'c>, b: &Int<'c>) -> Int<'c> {
-        let pos = b.gt(&self.int(0));
-        pos.ite(&a.div(b), &a.unary_minus().div(&b.unary_minus()))
-    }
-
-    /// `trunc(a / b)`: the quotient of the magnitudes, negated when the signs differ.
-    fn trunc_div(&self, a: &Int<'c>, b: &Int<'c>) -> Int<'c> {
-        let zero = self.int(0);
-        let (a_nonneg, b_pos) = (a.ge(&zero), b.gt(&zero));
-        let q_pp = a.div(b);
-        let q_pn = a.div(&b.unary_minus()).unary_minus();
-        let q_np = a.unary_minus().div(b).unary_minus();
-        let q_nn = a.unary_minus().div(&b.unary_minus());
-        a_nonneg.ite(&b_pos.ite(&q_pp, &q_pn), &b_pos.ite(&q_np, &q_nn))
-    }
-
-    fn encode(&mut self, e: &PrimExpr) -> Option<Val<'c>> {
-        let ctx = self.ctx;
-        Some(match &*e.kind {
-            PrimExprKind::Var(v) if v.dtype().is_bool() => Val::B(Bool::new_const(ctx, format!("v{}", v.id()))),
-            PrimExprKind::Var(v) => {
-                let x = Int::new_const(ctx, format!("v{}", v.id()));
-                self.defined.push(x.ge(&self.int(0)));
-                self.in_range(&x, v.dtype());
-                Val::I(x)
-            }
-            PrimExprKind::IntImm { value, dtype } if dtype.is_bool() => Val::B(Bool::from_bool(ctx, *value != 0)),
-            PrimExprKind::IntImm { value, .. } => Val::I(self.int(*value)),
-            PrimExprKind::FloatImm { .. } => return None,
-            PrimExprKind::Not(a) => {
-                let x = self.encode(a)?;
-                Val::B(self.as_bool(x).not())
-            }
-            PrimExprKind::Select { cond, then_value, else_value } => {
-                let c = self.encode(cond)?;
-                let c = self.as_bool(c);
-                match (self.encode(then_value)?, self.encode(else_value)?) {
-                    (Val::B(t), Val::B(f)) => Val::B(c.ite(&t, &f)),
-                    (t, f) => {
-                        let (t, f) = (self.as_int(t), self.as_int(f));
-                        Val::I(c.ite(&t, &f))
-                    }
+impl Worker {
+    fn start(stack: usize) -> Option<Worker> {
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (answer_tx, answers) = mpsc::channel();
+        let body = move || {
+            // No Z3 `timeout` (here or per check): libz3 4.8.12's timer thread can
+            // deadlock with the check it times (seen in fuzz-smoke, proofs-notes/prover.md
+            // P-8); the watchdog's interrupt and the resource limit bound each check.
+            let mut ctx = {
+                let _guard = z3_lock();
+                ManuallyDrop::new(Context::new(&Config::new()))
+            };
+            for job in job_rx {
+                let verdict = {
+                    let _guard = z3_lock();
+                    answer(&ctx, &job)
+                };
+                if answer_tx.send(verdict).is_err() {
+                    break;
                 }
             }
-            PrimExprKind::Cast { dtype, value } => {
-                if dtype.is_float() || value.dtype().is_float() {
-                    return None;
-                }
-                let x = self.encode(value)?;
-                if dtype.is_bool() {
-                    Val::B(self.as_bool(x))
-                } else {
-                    let x = self.as_int(x);
-                    self.in_range(&x, *dtype);
-                    Val::I(x)
-                }
-            }
-            PrimExprKind::Binary { op, a, b } => {
-                if a.dtype().is_float() || b.dtype().is_float() {
-                    return None;
-                }
-                let (x, y) = (self.encode(a)?, self.encode(b)?);
-                return self.binary(*op, x, y, a.dtype());
-            }
-        })
-    }
-
-    fn binary(&mut self, op: PrimBinOp, x: Val<'c>, y: Val<'c>, dtype: DataType) -> Option<Val<'c>> {
-        use PrimBinOp::*;
-        let ctx = self.ctx;
-        if matches!(op, And | Or) {
-            let (p, q) = (self.as_bool(x), self.as_bool(y));
-            return Some(Val::B(if op == And { Bool::and(ctx, &[&p, &q]) } else { Bool::or(ctx, &[&p, &q]) }));
-        }
-        let (p, q) = (self.as_int(x), self.as_int(y));
-        let cmp = match op {
-            Eq => Some(p._eq(&q)),
-            Ne => Some(p._eq(&q).not()),
-            Lt => Some(p.lt(&q)),
-            Le => Some(p.le(&q)),
-            Gt => Some(p.gt(&q)),
-            Ge => Some(p.ge(&q)),
-            _ => None,
+            let _guard = z3_lock();
+            // SAFETY: `ctx` is dropped exactly once, here, and never used afterwards.
+            unsafe { ManuallyDrop::drop(&mut ctx) }
         };
-        if let Some(c) = cmp {
-            return Some(Val::B(c));
-        }
-        if matches!(op, Div | Mod | FloorDiv | FloorMod) {
-            self.defined.push(q._eq(&self.int(0)).not());
-        }
-        let r = match op {
-            Add => Int::add(ctx, &[&p, &q]),
-            Sub => Int::sub(ctx, &[&p, &q]),
-            Mul => Int::mul(ctx, &[&p, &q]),
-            FloorDiv => self.floor_div(&p, &q),
-            FloorMod => Int::sub(ctx, &[&p, &Int::mul(ctx, &[&q, &self.floor_div(&p, &q)])]),
-            Div => self.trunc_div(&p, &q),
-            Mod => Int::sub(ctx, &[&p, &Int::mul(ctx, &[&q, &self.trunc_div(&p, &q)])]),
-            Min => p.le(&q).ite(&p, &q),
-            Max => p.ge(&q).ite(&p, &q),
-            _ => return None,
-        };
-        self.in_range(&r, dtype);
-        Some(Val::I(r))
+        std::thread::Builder::new().name("z3".into()).stack_size(stack).spawn(body).ok()?;
+        Some(Worker { jobs, answers })
     }
 }
 
-impl Z3Prover {
-    /// Checks satisfiability within the timeout: a watchdog thread interrupts the
-    /// context when the time is up (Z3's own `timeout` parameter is not used: it is not
-    /// always honoured on nonlinear problems, and its timer thread can deadlock, P-8).
-    fn check(&self, assertions: &[&Bool], deadline: Instant) -> SatResult {
-        let Some(limit) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
-            return SatResult::Unknown;
-        };
-        let solver = Solver::new(&self.ctx);
-        let mut params = Params::new(&self.ctx);
-        params.set_u32("rlimit", self.rlimit);
-        solver.set_params(&params);
-        for a in assertions {
-            solver.assert(a);
-        }
-        let handle = self.ctx.handle();
-        std::thread::scope(|s| {
-            let (done, finished) = mpsc::channel::<()>();
-            s.spawn(move || {
-                if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
-                    handle.interrupt();
-                }
-            });
-            let r = solver.check();
-            let _ = done.send(());
-            r
-        })
+/// Both rounds of a query, within its deadline.
+fn answer(ctx: &Context, job: &Job) -> Verdict {
+    match decide(ctx, job, false) {
+        Verdict::Unknown => decide(ctx, job, true),
+        v => v,
     }
 }
 
-impl Z3Prover {
-    /// One round: with or without the range conditions.
-    fn decide(&self, lhs: &PrimExpr, rhs: &PrimExpr, bounded: bool, deadline: Instant) -> Verdict {
-        let mut enc = Encoder { ctx: &self.ctx, defined: Vec::new(), bounded };
-        let (Some(l), Some(r)) = (enc.encode(lhs), enc.encode(rhs)) else { return Verdict::Unknown };
-        let same = match (l, r) {
-            (Val::B(p), Val::B(q)) => p._eq(&q),
-            (l, r) => {
-                let (p, q) = (enc.as_int(l), enc.as_int(r));
-                p._eq(&q)
+/// One round: with or without the range conditions.
+fn decide(ctx: &Context, job: &Job, bounded: bool) -> Verdict {
+    let mut enc = Encoder { ctx, defined: Vec::new(), bounded };
+    let (Some(l), Some(r)) = (enc.encode(&job.lhs), enc.encode(&job.rhs)) else { return Verdict::Unknown };
+    let same = match (l, r) {
+        (Val::B(p), Val::B(q)) => p._eq(&q),
+        (l, r) => {
+            let (p, q) = (enc.as_int(l), enc.as_int(r));
+            p._eq(&q)
+        }
+    };
+    let defined = Bool::and(ctx, &enc.defined.iter().collect::<Vec<_>>());
+    let differ = same.not();
+    let check = |assertions: &[&Bool]| check(ctx, assertions, job);
+    match check(&[&defined, &differ]) {
+        // Not vacuous only if some assignment makes both sides evaluate.
+        SatResult::Unsat => match check(&[&defined]) {
+            SatResult::Sat => Verdict::Equal,
+            _ => Verdict::Unknown,
+        },
+        // A model of `D ∧ lhs ≠ rhs` exists, so `D` is satisfiable.
+        SatResult::Sat => match check(&[&defined, &same]) {
+            SatResult::Unsat => Verdict::NotEqual,
+            _ => Verdict::Unknown,
+        },
+        SatResult::Unknown => Verdict::Unknown,
+    }
+}
+
+/// Checks satisfiability within the job's deadline: a watchdog thread interrupts the
+/// context when the time is up (Z3's own `timeout` parameter is not used: it is not
+/// always honoured on nonlinear problems, and its timer thread can deadlock, P-8).
+fn check(ctx: &Context, assertions: &[&Bool], job: &Job) -> SatResult {
+    let Some(limit) = job.deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+        return SatResult::Unknown;
+    };
+    let solver = Solver::new(ctx);
+    let mut params = Params::new(ctx);
+    params.set_u32("rlimit", job.rlimit);
+    solver.set_params(&params);
+    for a in assertions {
+        solver.assert(a);
+    }
+    let handle = ctx.handle();
+    std::thread::scope(|s| {
+        let (done, finished) = mpsc::channel::<()>();
+        s.spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                handle.interrupt();
             }
-        };
-        let defined = Bool::and(&self.ctx, &enc.defined.iter().collect::<Vec<_>>());
-        let differ = same.not();
-        match self.check(&[&defined, &differ], deadline) {
-            // Not vacuous only if some assignment makes both sides evaluate.
-            SatResult::Unsat => match self.check(&[&defined], deadline) {
-                SatResult::Sat => Verdict::Equal,
-                _ => Verdict::Unknown,
-            },
-            // A model of `D ∧ lhs ≠ rhs` exists, so `D` is satisfiable.
-            SatResult::Sat => match self.check(&[&defined, &same], deadline) {
-                SatResult::Unsat => Verdict::NotEqual,
-                _ => Verdict::Unknown,
-            },
-            SatResult::Unknown => Verdict::Unknown,
-        }
-    }
+        });
+        let r = solver.check();
+        let _ = done.send(());
+        r
+    })
 }
 
 /// The degree of `e` as a polynomial, counting a division or modulo as the product of
 /// its sides (Z3 encodes `a % b` through `a = q * b + r`). Saturates.
 pub fn degree(e: &PrimExpr) -> u32 {
     use spec_model::grammar::PrimBinOp::*;
+    use spec_model::grammar::PrimExprKind;
     match &*e.kind {
         PrimExprKind::Var(_) => 1,
         PrimExprKind::IntImm { .. } | PrimExprKind::FloatImm { .. } => 0,
@@ -316,17 +224,47 @@ pub fn degree(e: &PrimExpr) -> u32 {
     }
 }
 
-impl ShapeProver for Z3Prover {
-    fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
+impl Z3Prover {
+    /// [`ShapeProver::compare`] within `budget` instead of `timeout_ms` (the auto
+    /// prover passes what is left of its module budget when that is less).
+    pub fn compare_within(&self, lhs: &PrimExpr, rhs: &PrimExpr, budget: Duration) -> Verdict {
+        self.timed_out.set(false);
         if degree(lhs).max(degree(rhs)) > self.max_degree {
             return Verdict::Unknown;
         }
-        let _guard = z3_lock();
         // One time budget for the whole query, shared by its checks.
-        let deadline = Instant::now() + Duration::from_millis(u64::from(self.timeout_ms));
-        match self.decide(lhs, rhs, false, deadline) {
-            Verdict::Unknown => self.decide(lhs, rhs, true, deadline),
-            v => v,
+        let start = Instant::now();
+        let job = Job { lhs: Term::of(lhs), rhs: Term::of(rhs), deadline: start + budget, rlimit: self.rlimit };
+        let mut slot = self.worker.borrow_mut();
+        if slot.is_none() {
+            *slot = Worker::start(self.stack);
         }
+        let Some(worker) = slot.as_ref() else { return Verdict::Unknown };
+        if worker.jobs.send(job).is_err() {
+            *slot = None;
+            return Verdict::Unknown;
+        }
+        let verdict = match worker.answers.recv_timeout((budget + GRACE).saturating_sub(start.elapsed())) {
+            Ok(v) => v,
+            Err(_) => {
+                // Still busy past the deadline (or gone): leave it, start afresh next time.
+                *slot = None;
+                Verdict::Unknown
+            }
+        };
+        self.timed_out.set(verdict == Verdict::Unknown && start.elapsed() >= budget);
+        verdict
+    }
+
+    /// Whether the last query ended `Unknown` because its time ran out (another
+    /// time might decide it), rather than because Z3 could not decide it.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.get()
+    }
+}
+
+impl ShapeProver for Z3Prover {
+    fn compare(&self, lhs: &PrimExpr, rhs: &PrimExpr, _scope: &[PrimVar]) -> Verdict {
+        self.compare_within(lhs, rhs, Duration::from_millis(u64::from(self.timeout_ms)))
     }
 }

@@ -93,6 +93,12 @@ impl Budgets {
         ..Budgets::DEFAULT
     };
 
+    /// The native stack a thread needs to run every pass within the nesting budget
+    /// (each recurses once per level): 16 MiB plus 64 KiB per level.
+    pub fn stack_bytes(&self) -> usize {
+        (16 << 20) + self.nesting.saturating_mul(64 << 10)
+    }
+
     /// Runs `f` with these budgets in force on this thread, then restores the previous.
     pub fn scope<R>(self, f: impl FnOnce() -> R) -> R {
         struct Restore(Option<Budgets>);
