@@ -122,7 +122,7 @@ fn main() {
             .collect();
         undecided.push((backend, left));
         let mut by_time: Vec<(&Query, Duration)> = SUITE.iter().zip(&outcomes).map(|(q, o)| (q, o.latency)).collect();
-        by_time.sort_by(|a, b| b.1.cmp(&a.1));
+        by_time.sort_by_key(|b| std::cmp::Reverse(b.1));
         by_time.truncate(3);
         slowest.push((backend, by_time));
     }
