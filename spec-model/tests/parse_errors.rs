@@ -48,7 +48,7 @@ const CASES: &[(&str, &str, usize, usize, &str)] = &[
         18,
         "does not bind",
     ),
-    ("@R.function\ndef f(x):\n    a, b = x\n    return a\n", "syntax", 3, 5, "tuple unpacking"),
+    ("@R.function\ndef f(x):\n    a, x.b = x\n    return a\n", "syntax", 3, 8, "unpacked into names"),
     ("@R.function\ndef f(x, x):\n    return x\n", "name", 2, 10, "declared twice"),
     ("@R.function\ndef f(x):\n    return x\n@R.function\ndef f(x):\n    return x\n", "name", 5, 5, "defines `f` twice"),
     ("@R.function\ndef f(x: R.Tensor((n, 2), \"float32\")):\n    return x\n", "name", 2, 20, "unknown name `n`"),

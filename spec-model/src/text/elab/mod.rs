@@ -14,6 +14,7 @@ mod relax_expr;
 mod relax_fn;
 pub(crate) mod sinfo;
 pub(crate) mod tir;
+mod unpack;
 
 use super::error::{ParseError, ParseResult};
 use super::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};

@@ -217,7 +217,13 @@ fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[K
         }
         Some(["R"]) => Err(ParseError::syntax("`R` is the Relax namespace, not a function", func.span)),
         Some(["R", rest @ ..]) => {
-            let op = OpRef::from_name(&format!("relax.{}", rest.join(".")));
+            // `R.call_tir("name", ...)`, Relax's spelling before `call_dps_packed` was
+            // split out of `call_tir`, calls a packed function in destination-passing
+            // style: it is `call_dps_packed` (proofs-notes/interpretations.md).
+            let packed_call_tir =
+                rest == ["call_tir"] && matches!(args.first().map(|a| &a.kind), Some(PyExprKind::Str(_)));
+            let name = if packed_call_tir { "call_dps_packed".to_string() } else { rest.join(".") };
+            let op = OpRef::from_name(&format!("relax.{name}"));
             let (name, sig) = (op.script_name(), op.registered().and_then(|o| o.def().signature));
             let callee = Expr::new(ExprKind::Op(op), func.span);
             call_with_signature(ctx, callee, &name, sig, span, args, keywords)

@@ -205,8 +205,9 @@ fn function(outer: &Ctx, def: &FnDef, dec: &Decorator, self_var: Option<bool>) -
     if let Some(p) = dec.pure {
         attrs.insert("pure", AttrValue::Bool(p));
     }
-    ctx.begin_body(body);
-    let body = function_body(&ctx, body, &mut attrs, name_span, dec.seq_body)?;
+    let body = super::unpack::desugar(body)?;
+    ctx.begin_body(&body);
+    let body = function_body(&ctx, &body, &mut attrs, name_span, dec.seq_body)?;
     let body = ctx.end_body(body);
     let used_self = recursive.filter(|v| {
         let mut found = false;
@@ -308,15 +309,18 @@ fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> 
     }
 }
 
-/// `T.int64()` with no arguments: a shape-variable declaration.
+/// A shape-variable declaration: `T.int64()` with no arguments, or the older
+/// spelling `T.var("int64")` (Relax's StructInfo-era tests use both).
 pub(super) fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
     match &e.kind {
-        PyExprKind::Call { func, args, keywords } if args.is_empty() && keywords.is_empty() => {
-            match func.dotted().as_deref() {
-                Some(["T", d]) => t_dtype(d),
-                _ => None,
+        PyExprKind::Call { func, args, keywords } if keywords.is_empty() => match (func.dotted().as_deref(), &args[..])
+        {
+            (Some(["T", d]), []) => t_dtype(d),
+            (Some(["T", "var"]), [PyExpr { kind: PyExprKind::Str(d), .. }]) => {
+                DataType::parse(d).filter(|t| t.lanes == 1 && t.code != crate::grammar::TypeCode::Float)
             }
-        }
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -327,10 +331,7 @@ fn target_name(target: &PyExpr) -> ParseResult<(&str, Span)> {
             check_not_reserved(n, target.span)?;
             Ok((n, target.span))
         }
-        PyExprKind::Tuple(_) => Err(ParseError::syntax(
-            "tuple unpacking is not part of the .rx format; bind the tuple and project: `t = ...; a = t[0]`",
-            target.span,
-        )),
+        PyExprKind::Tuple(_) => Err(ParseError::syntax("an annotated binding names one variable", target.span)),
         _ => Err(ParseError::syntax(format!("cannot assign to {}", target.describe()), target.span)),
     }
 }

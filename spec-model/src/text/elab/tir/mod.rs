@@ -54,8 +54,10 @@ pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
     }
     let FnDef { name, params, returns, body, .. } = fndef;
     let private = opts.get("private").copied().unwrap_or(false);
-    if let Some(r) = returns {
-        return Err(ParseError::syntax("a TIR function here returns nothing; drop the `->` annotation", r.span));
+    // `-> None`, as Relax's StructInfo-era tests write it, says what leaving it out says.
+    if let Some(r) = returns.filter(|r| !matches!(r.kind, PyExprKind::NoneLit)) {
+        return Err(ParseError::syntax("a TIR function here returns nothing; drop the `->` annotation", r.span)
+            .with_note("`-> None` is accepted too"));
     }
     let mut t = Tir { ctx: ctx.enter(), loops: imbl::HashMap::new() };
     let (params, body, mut attrs) = t.function(params, body)?;
@@ -72,12 +74,25 @@ fn call_parts(e: &PyExpr) -> Option<(String, &[PyExpr], &[Keyword])> {
     }
 }
 
-/// `T.int64()` (no arguments): a shape-variable declaration.
-fn shape_var_decl(e: &PyExpr) -> Option<DataType> {
-    match call_parts(e) {
-        Some((name, [], [])) => name.strip_prefix("T.").and_then(t_dtype),
-        _ => None,
+use super::relax_fn::shape_var_declaration as shape_var_decl;
+
+/// A buffer parameter's annotation: `T.Buffer(shape, dtype)`, or the subscript form
+/// Relax's StructInfo-era tests write, `T.Buffer[shape, dtype]` / `T.Buffer[shape]`;
+/// its arguments either way.
+fn buffer_annotation(ann: &PyExpr) -> Option<(&[PyExpr], &[Keyword])> {
+    if let Some((n, args, keywords)) = call_parts(ann) {
+        return (n == "T.Buffer").then_some((args, keywords));
     }
+    let PyExprKind::Subscript { value, index } = &ann.kind else { return None };
+    if value.dotted_name().as_deref() != Some("T.Buffer") {
+        return None;
+    }
+    Some(match &index.kind {
+        PyExprKind::Tuple(items) if items.len() == 2 && matches!(items[1].kind, PyExprKind::Str(_)) => {
+            (&items[..], &[])
+        }
+        _ => (std::slice::from_ref(&**index), &[]),
+    })
 }
 
 fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
@@ -134,7 +149,7 @@ impl Tir {
             let dtype = match ann.dotted().as_deref() {
                 Some(["T", "handle"]) => DataType::handle(),
                 Some(["T", d]) if t_dtype(d).is_some() => t_dtype(d).unwrap_or(TIR_INT),
-                _ if matches!(call_parts(ann), Some((ref n, _, _)) if n == "T.Buffer") => DataType::handle(),
+                _ if buffer_annotation(ann).is_some() => DataType::handle(),
                 _ => {
                     return Err(ParseError::syntax(
                         "expected `T.Buffer(shape, dtype)`, `T.handle` or a scalar type like `T.int64`",
@@ -151,12 +166,10 @@ impl Tir {
         }
         for (p, param) in params.iter().zip(out.iter_mut()) {
             let Some(ann) = &p.annotation else { continue };
-            if let Some((n, args, keywords)) = call_parts(ann) {
-                if n == "T.Buffer" {
-                    let buf = self.buffer_decl(&p.name, p.span, "T.Buffer", args, keywords, true)?;
-                    self.ctx.define(&p.name, Entity::Buffer(buf.clone()));
-                    param.buffer = Some(buf);
-                }
+            if let Some((args, keywords)) = buffer_annotation(ann) {
+                let buf = self.buffer_decl(&p.name, p.span, "T.Buffer", args, keywords, true)?;
+                self.ctx.define(&p.name, Entity::Buffer(buf.clone()));
+                param.buffer = Some(buf);
             } else if param.var.dtype() == DataType::handle() {
                 self.ctx.define(&p.name, Entity::Shape(param.var.clone()));
             }
