@@ -372,6 +372,7 @@ impl Alpha {
                     (Some(p), Some(q)) => self.stmts(p, q)?,
                     _ => return Err("init on one side only".into()),
                 }
+                check(x.annotations == y.annotations, || "block annotations".into())?;
                 self.stmts(&x.body, &y.body)
             }
             (S::AllocBuffer(x), S::AllocBuffer(y)) => self.buffer(x, y),

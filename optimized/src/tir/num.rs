@@ -327,6 +327,10 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Floor => x.floor(),
             Intrinsic::Ceil => x.ceil(),
             Intrinsic::Round => x.round_ties_even(),
+            Intrinsic::Rsqrt => 1.0 / x.sqrt(),
+            Intrinsic::Sin => x.sin(),
+            Intrinsic::Cos => x.cos(),
+            Intrinsic::Erf => libm::erf(x),
             Intrinsic::Pow | Intrinsic::IfThenElse => x,
         }
     } else {
@@ -341,6 +345,10 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Floor => x.floor(),
             Intrinsic::Ceil => x.ceil(),
             Intrinsic::Round => x.round_ties_even(),
+            Intrinsic::Rsqrt => 1.0 / x.sqrt(),
+            Intrinsic::Sin => x.sin(),
+            Intrinsic::Cos => x.cos(),
+            Intrinsic::Erf => libm::erff(x),
             Intrinsic::Pow | Intrinsic::IfThenElse => x,
         };
         round_to(f64::from(r), d)

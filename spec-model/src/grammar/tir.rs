@@ -134,10 +134,16 @@ pub enum Intrinsic {
     Pow,
     /// `T.if_then_else(c, a, b)`: only the chosen side is evaluated.
     IfThenElse,
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    Sin,
+    Cos,
+    /// The error function.
+    Erf,
 }
 
 impl Intrinsic {
-    pub const ALL: [Intrinsic; 11] = [
+    pub const ALL: [Intrinsic; 15] = [
         Intrinsic::Exp,
         Intrinsic::Log,
         Intrinsic::Sqrt,
@@ -149,6 +155,10 @@ impl Intrinsic {
         Intrinsic::Round,
         Intrinsic::Pow,
         Intrinsic::IfThenElse,
+        Intrinsic::Rsqrt,
+        Intrinsic::Sin,
+        Intrinsic::Cos,
+        Intrinsic::Erf,
     ];
     /// The TVMScript name after `T.`.
     pub fn name(self) -> &'static str {
@@ -164,6 +174,10 @@ impl Intrinsic {
             Intrinsic::Round => "round",
             Intrinsic::Pow => "pow",
             Intrinsic::IfThenElse => "if_then_else",
+            Intrinsic::Rsqrt => "rsqrt",
+            Intrinsic::Sin => "sin",
+            Intrinsic::Cos => "cos",
+            Intrinsic::Erf => "erf",
         }
     }
     pub fn arity(self) -> usize {
@@ -266,6 +280,9 @@ pub struct Block {
     /// `with T.init():` runs before the body on the first iteration of every reduce axis.
     pub init: Option<Vec<Stmt>>,
     pub body: Vec<Stmt>,
+    /// `T.block_attr({...})`: annotations for schedules and code generators; they do
+    /// not change what the block computes.
+    pub annotations: std::collections::BTreeMap<String, crate::grammar::AttrValue>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,9 +18,9 @@ pub(super) const INPUT_BOUND: i128 = 8;
 const CLAMP: i128 = 100;
 pub(super) const MAX_DEPTH: u32 = 3;
 /// The one-argument float intrinsics.
-pub(super) const UNARY: [Intrinsic; 9] = {
+pub(super) const UNARY: [Intrinsic; 13] = {
     use Intrinsic::*;
-    [Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Floor, Ceil, Round]
+    [Exp, Log, Sqrt, Tanh, Sigmoid, Fabs, Floor, Ceil, Round, Rsqrt, Sin, Cos, Erf]
 };
 /// Float literals exact in float16 (so in every float dtype), so printing loses nothing.
 const FLOATS: [f64; 11] = [0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 8.0, 0.125, -0.75, 100.0];

@@ -145,7 +145,16 @@ fn block(
     writes: Vec<BufferRegion>,
     body: Vec<Stmt>,
 ) -> Block {
-    Block { name: name.to_string(), iter_vars, reads, writes, predicate: None, init: None, body }
+    Block {
+        name: name.to_string(),
+        iter_vars,
+        reads,
+        writes,
+        predicate: None,
+        init: None,
+        body,
+        annotations: Default::default(),
+    }
 }
 fn block_stmt(b: Block) -> Stmt {
     stmt(StmtKind::Block(Box::new(b)))

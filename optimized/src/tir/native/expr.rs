@@ -566,15 +566,23 @@ impl Gen<'_, '_> {
                     Floor => self.b.ins().floor(v),
                     Ceil => self.b.ins().ceil(v),
                     Round => self.b.ins().nearest(v),
-                    Exp | Log | Tanh | Sigmoid => {
+                    Exp | Log | Tanh | Sigmoid | Rsqrt | Sin | Cos | Erf => {
                         let f = match (op, bits) {
                             (Exp, 64) => h::exp64 as *const () as usize,
                             (Log, 64) => h::log64 as *const () as usize,
                             (Tanh, 64) => h::tanh64 as *const () as usize,
+                            (Rsqrt, 64) => h::rsqrt64 as *const () as usize,
+                            (Sin, 64) => h::sin64 as *const () as usize,
+                            (Cos, 64) => h::cos64 as *const () as usize,
+                            (Erf, 64) => h::erf64 as *const () as usize,
                             (_, 64) => h::sigmoid64 as *const () as usize,
                             (Exp, _) => h::exp32 as *const () as usize,
                             (Log, _) => h::log32 as *const () as usize,
                             (Tanh, _) => h::tanh32 as *const () as usize,
+                            (Rsqrt, _) => h::rsqrt32 as *const () as usize,
+                            (Sin, _) => h::sin32 as *const () as usize,
+                            (Cos, _) => h::cos32 as *const () as usize,
+                            (Erf, _) => h::erf32 as *const () as usize,
                             _ => h::sigmoid32 as *const () as usize,
                         };
                         self.call1(f, &[t], t, &[v])

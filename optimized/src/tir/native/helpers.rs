@@ -56,6 +56,30 @@ pub extern "C" fn sigmoid32(x: f32) -> f32 {
 pub extern "C" fn pow32(x: f32, y: f32) -> f32 {
     x.powf(y)
 }
+pub extern "C" fn rsqrt64(x: f64) -> f64 {
+    1.0 / x.sqrt()
+}
+pub extern "C" fn sin64(x: f64) -> f64 {
+    x.sin()
+}
+pub extern "C" fn cos64(x: f64) -> f64 {
+    x.cos()
+}
+pub extern "C" fn erf64(x: f64) -> f64 {
+    libm::erf(x)
+}
+pub extern "C" fn rsqrt32(x: f32) -> f32 {
+    1.0 / x.sqrt()
+}
+pub extern "C" fn sin32(x: f32) -> f32 {
+    x.sin()
+}
+pub extern "C" fn cos32(x: f32) -> f32 {
+    x.cos()
+}
+pub extern "C" fn erf32(x: f32) -> f32 {
+    libm::erff(x)
+}
 
 /// `T.alloc_buffer` of `rank` dimensions at `dims` for buffer slot `slot`: fresh zeroed
 /// storage from the call's memory budget, kept by the host until the call ends (the

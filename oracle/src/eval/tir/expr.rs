@@ -213,6 +213,10 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Floor => x.floor(),
             Intrinsic::Ceil => x.ceil(),
             Intrinsic::Round => x.round_ties_even(),
+            Intrinsic::Rsqrt => 1.0 / x.sqrt(),
+            Intrinsic::Sin => x.sin(),
+            Intrinsic::Cos => x.cos(),
+            Intrinsic::Erf => libm::erf(x),
             Intrinsic::Pow | Intrinsic::IfThenElse => x,
         }
     } else {
@@ -227,6 +231,10 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Floor => x.floor(),
             Intrinsic::Ceil => x.ceil(),
             Intrinsic::Round => x.round_ties_even(),
+            Intrinsic::Rsqrt => 1.0 / x.sqrt(),
+            Intrinsic::Sin => x.sin(),
+            Intrinsic::Cos => x.cos(),
+            Intrinsic::Erf => libm::erff(x),
             Intrinsic::Pow | Intrinsic::IfThenElse => x,
         };
         round_to(r as f64, d)

@@ -22,8 +22,7 @@ use std::str::FromStr;
 ///   s_tir.SBlockRealize"); `s_tir` is the block dialect the `.rx` format writes
 ///   (`tirx/script/parser/entry.py`; its printer writes the flag).
 /// - `T.block(` → `T.sblock(`: `T.block` is gone (`tirx/script/builder/ir.py` has
-///   `sblock`). (`T.block_attr` → `T.sblock_attr` likewise, but the model has no
-///   block attributes, so neither printer writes one.)
+///   `sblock`); `T.block_attr` → `T.sblock_attr` likewise.
 /// - A module is always an `@I.ir_module class`: `tvm.script.parse` of one bare
 ///   `@R.function` gives a `relax.Function`, not a module, and the global references
 ///   in it are undefined. Every function that refers to a global starts with
@@ -84,6 +83,14 @@ impl Dialect {
         match self {
             Dialect::Rx => "T.block",
             Dialect::Tvm027 => "T.sblock",
+        }
+    }
+
+    /// The statement giving a block's annotations.
+    pub(crate) fn block_attr(self) -> &'static str {
+        match self {
+            Dialect::Rx => "T.block_attr",
+            Dialect::Tvm027 => "T.sblock_attr",
         }
     }
 

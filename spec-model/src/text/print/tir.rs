@@ -409,6 +409,9 @@ impl TirPrinter {
         if !b.writes.is_empty() {
             body.push(call("T.writes", b.writes.iter().map(|r| self.region(r)).collect()));
         }
+        if !b.annotations.is_empty() {
+            body.push(call(self.dialect.block_attr(), vec![super::literal::attr_dict(&b.annotations)]));
+        }
         if let Some(init) = &b.init {
             body.push(block(txt("with T.init()"), self.stmts(init)));
         }

@@ -2,7 +2,7 @@
 
 use super::{bare, dtype_of, is_bare_literal, literal, Tir, TIR_FLOAT, TIR_INT};
 use crate::grammar::tir::{Buffer, Intrinsic, TirExpr, TirExprKind};
-use crate::grammar::{DataType, FloatLit, PrimBinOp};
+use crate::grammar::{DataType, FloatLit, PrimBinOp, TypeCode};
 use crate::span::Span;
 use crate::text::elab::prim::{binary_form, coerced_literal_dtype, t_dtype, typed_literal, Literal};
 use crate::text::elab::Entity;
@@ -130,9 +130,6 @@ impl Tir {
         let Some(t) = name.strip_prefix("T.") else {
             return Err(ParseError::syntax(format!("`{name}` is not a TIR function"), func.span));
         };
-        if let Some(k) = keywords.first() {
-            return Err(ParseError::syntax(format!("`{name}` takes no keyword arguments"), k.name_span));
-        }
         let arity = |n: usize| -> ParseResult<()> {
             if args.len() == n {
                 Ok(())
@@ -140,6 +137,26 @@ impl Tir {
                 Err(ParseError::syntax(format!("`{name}` takes {n} argument(s), {} given", args.len()), span))
             }
         };
+        // `T.abs` is TVM's name for the absolute value of ints and floats alike.
+        let t = if t == "abs" { "fabs" } else { t };
+        // `dtype=` on a math intrinsic (Relax's StructInfo-era tests write it) states
+        // the result's dtype, which must be the one TIR gives the call.
+        let mut stated = None;
+        for k in keywords {
+            if k.name != "dtype" || Intrinsic::from_name(t).is_none() || stated.is_some() {
+                let what = if Intrinsic::from_name(t).is_some() {
+                    "no keyword arguments but `dtype=`"
+                } else {
+                    "no keyword arguments"
+                };
+                return Err(ParseError::syntax(format!("`{name}` takes {what}"), k.name_span));
+            }
+            stated = Some((dtype_of(&k.value)?, k.value.span));
+        }
+        if t == "max_value" || t == "min_value" {
+            arity(1)?;
+            return limit_value(t == "max_value", dtype_of(&args[0])?, span);
+        }
         let kind = if t == "Select" {
             arity(3)?;
             TirExprKind::Select {
@@ -180,8 +197,31 @@ impl Tir {
         } else {
             let known: Vec<&str> = Intrinsic::ALL.iter().map(|i| i.name()).collect();
             return Err(ParseError::syntax(format!("`{name}` is not a TIR function this subset knows"), func.span)
-                .with_note(format!("known: T.min, T.max, T.truncdiv, T.truncmod, T.floordiv, T.floormod, T.Select, T.Cast, T.<dtype>(...), T.{}", known.join(", T."))));
+                .with_note(format!("known: T.min, T.max, T.truncdiv, T.truncmod, T.floordiv, T.floormod, T.Select, T.Cast, T.<dtype>(...), T.abs, T.max_value, T.min_value, T.{}", known.join(", T."))));
         };
-        Ok(TirExpr::new(kind, span))
+        let e = TirExpr::new(kind, span);
+        if let Some((d, at)) = stated.filter(|(d, _)| *d != e.dtype()) {
+            return Err(ParseError::syntax(format!("`dtype=\"{d}\"` but `{name}` here gives {}", e.dtype()), at));
+        }
+        Ok(e)
     }
+}
+
+/// `T.max_value(dtype)` / `T.min_value(dtype)`: the largest / smallest value of the
+/// dtype, as a literal (the lowest finite value for floats, as in TVM).
+fn limit_value(max: bool, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
+    let float_max = match (dtype.code, dtype.bits) {
+        (TypeCode::Float, 16) => Some(65504.0),
+        (TypeCode::Float, 32) => Some(f64::from(f32::MAX)),
+        (TypeCode::Float, 64) => Some(f64::MAX),
+        _ => None,
+    };
+    if let Some(m) = float_max.filter(|_| dtype.lanes == 1) {
+        return literal(Literal::Float(if max { m } else { -m }), dtype, span);
+    }
+    if dtype.lanes == 1 && !dtype.is_bool() && matches!(dtype.code, TypeCode::Int | TypeCode::UInt) {
+        let (lo, hi) = crate::prim_eval::int_range(dtype);
+        return literal(Literal::Int(if max { hi } else { lo }), dtype, span);
+    }
+    Err(ParseError::syntax(format!("{dtype} has no {} value here", if max { "max" } else { "min" }), span))
 }

@@ -37,6 +37,7 @@ struct BlockParts {
     writes: Vec<BufferRegion>,
     predicate: Option<TirExpr>,
     init: Option<Vec<Stmt>>,
+    annotations: std::collections::BTreeMap<String, AttrValue>,
 }
 
 pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {

@@ -127,6 +127,22 @@ impl Tir {
                         }
                         return Ok(None);
                     }
+                    "T.block_attr" | "T.sblock_attr" => {
+                        let (Some(p), [PyExpr { kind: PyExprKind::Dict(items), .. }], []) =
+                            (block.as_mut(), args, keywords)
+                        else {
+                            return Err(ParseError::syntax(
+                                "`T.block_attr` takes one dict, directly inside a block",
+                                span,
+                            ));
+                        };
+                        for (k, v) in crate::text::elab::attrs::attr_dict(items)? {
+                            if p.annotations.insert(k.clone(), v).is_some() {
+                                return Err(ParseError::syntax(format!("block attribute `{k}` is given twice"), span));
+                            }
+                        }
+                        return Ok(None);
+                    }
                     "T.evaluate" => {
                         let [x] = args else {
                             return Err(ParseError::syntax("`T.evaluate` takes one expression", span));
@@ -328,6 +344,7 @@ impl Tir {
             predicate: p.predicate,
             init: p.init,
             body: stmts,
+            annotations: p.annotations,
         })
     }
 
