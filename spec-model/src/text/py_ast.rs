@@ -175,6 +175,8 @@ pub enum PyStmtKind {
         name: String,
         name_span: Span,
         decorators: Vec<PyExpr>,
+        /// PEP 695 type parameters, `def f[m, n: int](...)`: the names and their spans.
+        type_params: Vec<(String, Span)>,
         params: Vec<Param>,
         returns: Option<PyExpr>,
         body: Vec<PyStmt>,

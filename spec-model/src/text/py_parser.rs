@@ -416,6 +416,30 @@ impl Parser {
     fn funcdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {
         self.bump(); // def
         let (name, name_span) = self.expect_name("a function name")?;
+        // PEP 695 type parameters (TVM 0.27 prints symbolic shape variables so under
+        // Python >= 3.12): names, each optionally bounded by `int`.
+        let mut type_params = Vec::new();
+        if self.eat_op("[") {
+            while !self.is_op("]") {
+                let (t, span) = self.expect_name("a type parameter name")?;
+                if self.eat_op(":") {
+                    let bound = self.expr()?;
+                    if bound.dotted_name().as_deref() != Some("int") {
+                        return Err(ParseError::syntax(
+                            format!(
+                                "type parameter `{t}` is a symbolic shape variable: unbounded, or bounded by `int`"
+                            ),
+                            bound.span,
+                        ));
+                    }
+                }
+                type_params.push((t, span));
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op("]")?;
+        }
         self.expect_op("(")?;
         let mut params = Vec::new();
         while !self.is_op(")") {
@@ -437,7 +461,10 @@ impl Parser {
         let returns = if self.eat_op("->") { Some(self.expr()?) } else { None };
         let body = self.block()?;
         let span = start.to(self.prev_span());
-        Ok(PyStmt { kind: PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body }, span })
+        Ok(PyStmt {
+            kind: PyStmtKind::FunctionDef { name, name_span, decorators, type_params, params, returns, body },
+            span,
+        })
     }
 
     fn classdef(&mut self, decorators: Vec<PyExpr>, start: Span) -> ParseResult<PyStmt> {

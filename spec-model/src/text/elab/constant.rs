@@ -147,6 +147,10 @@ fn flatten(e: &PyExpr, depth: usize, shape: &mut Vec<u64>, out: &mut Vec<(Scalar
 fn scalar(e: &PyExpr) -> ParseResult<Scalar> {
     match &e.kind {
         PyExprKind::Bool(b) => Ok(Scalar::Bool(*b)),
+        // `R.const("-inf", "float32")`, as TVM 0.27 prints a non-finite constant.
+        PyExprKind::Str(s) => crate::text::num_array::special_float(s)
+            .map(Scalar::Float)
+            .ok_or_else(|| ParseError::syntax("a string constant is \"inf\", \"-inf\" or \"nan\"", e.span)),
         _ => match number(e)? {
             Number::Int(i) => Ok(Scalar::Int(i)),
             Number::Float(f) => Ok(Scalar::Float(f)),

@@ -21,7 +21,7 @@ use super::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use crate::grammar::tir::Buffer;
 use crate::grammar::{BaseFunc, GlobalVar, IRModule, PrimVar, Var};
 use crate::span::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// What a name can refer to.
@@ -54,12 +54,15 @@ pub(crate) struct Ctx {
     depth: usize,
     /// The innermost Relax function body being elaborated, if any.
     body: Option<locals::Frame>,
+    /// Module-level `m = TypeVar("m")` names (TVM 0.27's printer under Python 3.11):
+    /// each function whose signature mentions one gets an `int64` shape variable of it.
+    pub(crate) type_vars: Rc<HashSet<String>>,
 }
 
 impl Ctx {
     fn new(globals: HashMap<String, GlobalKind>, base: HashMap<String, Entity>) -> Ctx {
         let scope = base.into_iter().map(|(n, e)| (Rc::from(n), e)).collect();
-        Ctx { globals: Rc::new(globals), scope, depth: 1, body: None }
+        Ctx { globals: Rc::new(globals), scope, depth: 1, body: None, type_vars: Rc::default() }
     }
 
     /// A scope nested in this one.
@@ -113,6 +116,7 @@ pub(crate) struct FnDef<'a> {
     pub name: &'a str,
     pub name_span: Span,
     pub decorators: &'a [PyExpr],
+    pub type_params: &'a [(String, Span)],
     pub params: &'a [crate::text::py_ast::Param],
     pub returns: Option<&'a PyExpr>,
     pub body: &'a [PyStmt],
@@ -122,15 +126,18 @@ pub(crate) struct FnDef<'a> {
 impl<'a> FnDef<'a> {
     pub(crate) fn of(s: &'a PyStmt) -> Option<FnDef<'a>> {
         match &s.kind {
-            PyStmtKind::FunctionDef { name, name_span, decorators, params, returns, body } => Some(FnDef {
-                name,
-                name_span: *name_span,
-                decorators,
-                params,
-                returns: returns.as_ref(),
-                body,
-                span: s.span,
-            }),
+            PyStmtKind::FunctionDef { name, name_span, decorators, type_params, params, returns, body } => {
+                Some(FnDef {
+                    name,
+                    name_span: *name_span,
+                    decorators,
+                    type_params,
+                    params,
+                    returns: returns.as_ref(),
+                    body,
+                    span: s.span,
+                })
+            }
             _ => None,
         }
     }
@@ -194,9 +201,13 @@ fn is_docstring(s: &PyStmt) -> bool {
 pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
     let mut class: Option<(&str, Span, &[PyStmt], Span)> = None;
     let mut funcs: Vec<&PyStmt> = Vec::new();
+    let mut type_vars = HashSet::new();
     for s in stmts {
         match &s.kind {
             PyStmtKind::Import { .. } | PyStmtKind::Pass => {}
+            PyStmtKind::Assign { target, value } if relax_fn::is_call_to(value, "TypeVar") => {
+                type_vars.insert(type_var_declaration(target, value)?);
+            }
             _ if is_docstring(s) => {}
             PyStmtKind::ClassDef { name, name_span, decorators, body, .. } => {
                 if !decorators.iter().any(|d| decorator_is(d, IR_MODULE)) {
@@ -232,7 +243,7 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
                     _ => return Err(ParseError::syntax("a module class holds only decorated functions", s.span)),
                 }
             }
-            elaborate_module(name, Some(name), &members, span)
+            elaborate_module(name, Some(name), &members, span, type_vars)
         }
         None => {
             if funcs.is_empty() {
@@ -242,12 +253,27 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
                 ));
             }
             let span = funcs[0].span.to(funcs[funcs.len() - 1].span);
-            elaborate_module("Module", None, &funcs, span)
+            elaborate_module("Module", None, &funcs, span, type_vars)
         }
     }
 }
 
-fn elaborate_module(name: &str, class_name: Option<&str>, defs: &[&PyStmt], span: Span) -> ParseResult<IRModule> {
+/// `m = TypeVar("m")`: the name, which must be the string.
+fn type_var_declaration(target: &PyExpr, value: &PyExpr) -> ParseResult<String> {
+    let PyExprKind::Call { args, keywords, .. } = &value.kind else { unreachable!("is_call_to") };
+    match (&target.kind, &args[..], &keywords[..]) {
+        (PyExprKind::Name(n), [PyExpr { kind: PyExprKind::Str(s), .. }], []) if n == s => Ok(n.clone()),
+        _ => Err(ParseError::syntax("a symbolic shape variable is declared as `m = TypeVar(\"m\")`", value.span)),
+    }
+}
+
+fn elaborate_module(
+    name: &str,
+    class_name: Option<&str>,
+    defs: &[&PyStmt],
+    span: Span,
+    type_vars: HashSet<String>,
+) -> ParseResult<IRModule> {
     // All globals are visible to each other (Variable Scoping, rule 1).
     let mut globals = HashMap::new();
     let mut base = HashMap::new();
@@ -268,7 +294,8 @@ fn elaborate_module(name: &str, class_name: Option<&str>, defs: &[&PyStmt], span
     if let Some(c) = class_name {
         base.insert(c.to_string(), Entity::Module);
     }
-    let ctx = Ctx::new(globals, base);
+    let mut ctx = Ctx::new(globals, base);
+    ctx.type_vars = Rc::new(type_vars);
     let mut functions = Vec::new();
     for d in defs {
         let PyStmtKind::FunctionDef { name, .. } = &d.kind else {

@@ -147,6 +147,7 @@ fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
 fn function(outer: &Ctx, def: &FnDef, dec: &Decorator, self_var: Option<bool>) -> ParseResult<(Function, Option<Var>)> {
     let mut ctx = outer.enter();
     let FnDef { name, name_span, params, returns, body, span, .. } = *def;
+    symbolic_vars(&mut ctx, def)?;
     // String dimensions anywhere in the signature introduce shape variables first,
     // so that any annotation may use them (TVMScript collects them the same way).
     let mut strings = Vec::new();
@@ -215,6 +216,79 @@ fn function(outer: &Ctx, def: &FnDef, dec: &Decorator, self_var: Option<bool>) -
         found
     });
     Ok((Function { params: vars, body, ret_struct_info, attrs, span }, used_self))
+}
+
+/// TVM 0.27's symbolic shape variables, each an `int64` shape variable of this
+/// function: its PEP 695 type parameters (`def f[m, n](...)`), and the module's
+/// `m = TypeVar("m")` names its signature mentions (other than parameter names), as
+/// TVM's parser declares them.
+fn symbolic_vars(ctx: &mut Ctx, def: &FnDef) -> ParseResult<()> {
+    let mut declared: HashSet<&str> = HashSet::new();
+    for (t, span) in def.type_params {
+        check_not_reserved(t, *span)?;
+        if !declared.insert(t) {
+            return Err(ParseError::name(format!("type parameter `{t}` is declared twice"), *span));
+        }
+        ctx.define(t, Entity::Shape(PrimVar::shape_var(t.clone())));
+    }
+    if ctx.type_vars.is_empty() {
+        return Ok(());
+    }
+    let mut used = HashSet::new();
+    for a in def.params.iter().filter_map(|p| p.annotation.as_ref()).chain(def.returns) {
+        names_in(a, &mut used);
+    }
+    let type_vars = ctx.type_vars.clone();
+    for n in used {
+        if type_vars.contains(&n) && !declared.contains(n.as_str()) && !def.params.iter().any(|p| p.name == n) {
+            ctx.define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
+        }
+    }
+    Ok(())
+}
+
+/// Every name `e` mentions, inside string dimensions too.
+fn names_in(e: &PyExpr, out: &mut HashSet<String>) {
+    match &e.kind {
+        PyExprKind::Name(n) => {
+            out.insert(n.clone());
+        }
+        PyExprKind::Str(s) => {
+            if let Ok(inner) = parse_string_dim(s, e.span) {
+                names_in(&inner, out);
+            }
+        }
+        PyExprKind::Attribute { value, .. } => names_in(value, out),
+        PyExprKind::Call { func, args, keywords } => {
+            names_in(func, out);
+            args.iter().for_each(|a| names_in(a, out));
+            keywords.iter().for_each(|k| names_in(&k.value, out));
+        }
+        PyExprKind::Subscript { value, index } => {
+            names_in(value, out);
+            names_in(index, out);
+        }
+        PyExprKind::Tuple(xs) | PyExprKind::List(xs) => xs.iter().for_each(|x| names_in(x, out)),
+        PyExprKind::Dict(kvs) => kvs.iter().for_each(|(k, v)| {
+            names_in(k, out);
+            names_in(v, out);
+        }),
+        PyExprKind::Unary { operand, .. } => names_in(operand, out),
+        PyExprKind::Binary { left, right, .. }
+        | PyExprKind::BoolOp { left, right, .. }
+        | PyExprKind::Compare { left, right, .. } => {
+            names_in(left, out);
+            names_in(right, out);
+        }
+        PyExprKind::Slice { lower, upper, step } => {
+            [lower, upper, step].into_iter().flatten().for_each(|x| names_in(x, out));
+        }
+        PyExprKind::Int(_)
+        | PyExprKind::Float(_)
+        | PyExprKind::Bool(_)
+        | PyExprKind::NoneLit
+        | PyExprKind::NumArray(_) => {}
+    }
 }
 
 fn check_not_reserved(name: &str, span: Span) -> ParseResult<()> {

@@ -50,6 +50,12 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
     };
     let name = match head.dotted().as_deref() {
         Some(["R", n]) if SINFO_NAMES.contains(n) => n.to_string(),
+        // `T.int64`, `T.float32`: TVM 0.27 prints a primitive value's StructInfo (its
+        // `PrimType`) so; it is `R.Prim("int64")`.
+        Some(["T", d]) if !matches!(e.kind, PyExprKind::Call { .. }) && super::prim::t_dtype(d).is_some() => {
+            let dtype = super::prim::t_dtype(d).unwrap_or(DataType::INT64);
+            return Ok(StructInfo::new(StructInfoKind::Prim { dtype }, span));
+        }
         _ => {
             return Err(ParseError::syntax(
                 format!(

@@ -53,7 +53,13 @@ pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
         return Err(ParseError::syntax("`s_tir=False` (TVM's `tirx` dialect) is not supported", at)
             .with_note("a `@T.prim_func` here is TVM's `s_tir` dialect: write `s_tir=True` or leave it out"));
     }
-    let FnDef { name, params, returns, body, .. } = fndef;
+    let FnDef { name, params, returns, body, type_params, .. } = fndef;
+    if let Some((t, span)) = type_params.first() {
+        return Err(ParseError::syntax(
+            format!("type parameter `{t}`: a TIR function declares its shape variables as `{t} = T.int64()`"),
+            *span,
+        ));
+    }
     let private = opts.get("private").copied().unwrap_or(false);
     // `-> None`, as Relax's StructInfo-era tests write it, says what leaving it out says.
     if let Some(r) = returns.filter(|r| !matches!(r.kind, PyExprKind::NoneLit)) {
