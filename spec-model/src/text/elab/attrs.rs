@@ -10,6 +10,15 @@ use std::collections::BTreeMap;
 pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
     Ok(match &e.kind {
         PyExprKind::NoneLit => AttrValue::None,
+        // `format=R.str("...")`, as TVM 0.27 prints a string attribute.
+        PyExprKind::Call { func, args, keywords }
+            if matches!(func.dotted_name().as_deref(), Some("R.str" | "R.string_imm")) && keywords.is_empty() =>
+        {
+            match &args[..] {
+                [PyExpr { kind: PyExprKind::Str(s), .. }] => AttrValue::Str(s.clone()),
+                _ => return Err(ParseError::syntax("`R.str` takes one string", e.span)),
+            }
+        }
         PyExprKind::Bool(b) => AttrValue::Bool(*b),
         PyExprKind::Int(_)
         | PyExprKind::Unary { op: UnaryOp::Neg, .. }

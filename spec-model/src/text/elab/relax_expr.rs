@@ -77,6 +77,19 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
             ExprKind::Tuple(items.iter().map(|i| expr(ctx, i)).collect::<ParseResult<_>>()?)
         }
         PyExprKind::Attribute { .. } => return attribute(ctx, e),
+        PyExprKind::Subscript { value, .. }
+            if matches!(&value.kind, PyExprKind::Subscript { value: m, .. }
+                if matches!(&m.kind, PyExprKind::Name(n) if n == "metadata" && ctx.lookup(n).is_none())) =>
+        {
+            return Err(ParseError::syntax(
+                "a constant in TVM's metadata section (`metadata[...]`) is not in this file",
+                span,
+            )
+            .with_note(
+                "the .rx reader does not read TVM's metadata section: make the constant a function parameter \
+                 and pass it as a .npy argument (as `from_onnx(..., keep_params_in_input=True)` does)",
+            ));
+        }
         PyExprKind::Subscript { value, index } => {
             let tuple_value = expr(ctx, value)?;
             if matches!(index.kind, PyExprKind::Slice { .. } | PyExprKind::Tuple(_)) {
@@ -395,6 +408,8 @@ fn call_with_signature(
                     PyExprKind::Str(s) => Expr::new(ExprKind::ExternFunc { global_symbol: s.clone() }, a.span),
                     _ => expr(ctx, a)?,
                 }),
+                // `out_dtype=None`, as TVM 0.27 prints an unset dtype: the same as leaving it out.
+                OpParam::Attr("out_dtype") if matches!(a.kind, PyExprKind::NoneLit) => {}
                 OpParam::Attr(n) => out.attrs.insert(*n, attr_value(a)?),
                 OpParam::Sinfo(n) => {
                     let s = if *n == "out_sinfo" { vec![out_sinfo(ctx, a)?] } else { sinfo_list(ctx, a)? };

@@ -197,7 +197,9 @@ impl Tir {
             }
             PyExprKind::Name(n) => {
                 if let Some((call, args, keywords)) = call_parts(value) {
-                    if call == "T.alloc_buffer" {
+                    // `T.sblock_alloc_buffer`: TVM 0.27's name inside a block; the buffer
+                    // lives as long as the block either way.
+                    if call == "T.alloc_buffer" || call == "T.sblock_alloc_buffer" {
                         let buf = self.buffer_decl(n, target.span, "T.alloc_buffer", args, keywords, false)?;
                         self.ctx.define(n, Entity::Buffer(buf.clone()));
                         return Ok(Some(Stmt { kind: StmtKind::AllocBuffer(buf), span }));
