@@ -5,9 +5,11 @@
 //! in all. When the first argument of `R.const(` is a rectangular nested list of at
 //! least [`MIN_ELEMENTS`] plain numbers, the lexer reads it into one
 //! [`Tok::NumArray`](super::lexer::Tok::NumArray) holding 8 bytes per element; the
-//! elaborator then converts it to the dtype's storage. Any other list (smaller,
-//! ragged, empty, with names, `True`, `float("nan")`, integers beyond 64 bits...)
-//! takes the ordinary path, which gives element-precise diagnostics.
+//! elaborator then converts it to the dtype's storage. The elements may be optionally
+//! signed numbers, `float("nan")`-style floats, or (in a list of booleans alone)
+//! `True`/`False`. Any other list (smaller, ragged, empty, with names, integers beyond
+//! 64 bits, integers beyond 2^53 beside floats...) takes the ordinary path, which gives
+//! element-precise diagnostics.
 
 use crate::grammar::{DataType, Scalar, TensorData};
 
@@ -98,7 +100,9 @@ pub struct Builder {
     /// After `[` or `,`: an item may come next; after an item: `,` or `]`.
     expect_item: bool,
     ints: Vec<i64>,
-    floats: Option<(Vec<f64>, Vec<u64>, bool)>,
+    /// After the first float: the values, and a bit per element written as an
+    /// integer (empty while there is none).
+    floats: Option<(Vec<f64>, Vec<u64>)>,
     /// Booleans are read only in lists of booleans alone.
     bools: Vec<bool>,
 }
@@ -117,7 +121,7 @@ impl Builder {
     }
 
     pub fn count(&self) -> usize {
-        self.floats.as_ref().map_or(self.ints.len(), |(v, _, _)| v.len()) + self.bools.len()
+        self.floats.as_ref().map_or(self.ints.len(), |(v, _)| v.len()) + self.bools.len()
     }
 
     /// True once the outermost list has closed.
@@ -200,13 +204,12 @@ impl Builder {
         self.leaf()?;
         match &mut self.floats {
             None => self.ints.push(v),
-            Some((values, bits, any)) => {
+            Some((values, bits)) => {
                 if !(-EXACT_IN_F64..=EXACT_IN_F64).contains(&v) {
                     return Err(NotFast);
                 }
                 mark(bits, values.len());
                 values.push(v as f64);
-                *any = true;
             }
         }
         Ok(())
@@ -226,9 +229,9 @@ impl Builder {
             let mut bits = Vec::new();
             (0..n).for_each(|i| mark(&mut bits, i));
             let values: Vec<f64> = std::mem::take(&mut self.ints).into_iter().map(|i| i as f64).collect();
-            self.floats = Some((values, bits, n > 0));
+            self.floats = Some((values, bits));
         }
-        if let Some((values, _, _)) = &mut self.floats {
+        if let Some((values, _)) = &mut self.floats {
             values.push(v);
         }
         Ok(())
@@ -244,7 +247,8 @@ impl Builder {
         let values = match self.floats {
             None if !self.bools.is_empty() => NumValues::Bools(self.bools),
             None => NumValues::Ints(self.ints),
-            Some((values, mut bits, any)) => {
+            Some((values, mut bits)) => {
+                let any = !bits.is_empty();
                 bits.resize(values.len().div_ceil(64), 0);
                 NumValues::Floats { values, written_as_int: any.then_some(bits) }
             }

@@ -93,6 +93,12 @@ pub(crate) fn expect_str(e: &PyExpr, what: &str) -> ParseResult<String> {
     }
 }
 
+/// A dtype written as a string, `"float32"`.
+pub(crate) fn expect_dtype(e: &PyExpr) -> ParseResult<crate::grammar::DataType> {
+    let s = expect_str(e, "a dtype")?;
+    crate::grammar::DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), e.span))
+}
+
 pub(crate) fn expect_bool(e: &PyExpr, what: &str) -> ParseResult<bool> {
     match &e.kind {
         PyExprKind::Bool(b) => Ok(*b),

@@ -1,6 +1,6 @@
 //! `R.const(value, dtype)`: nested Python lists to an `NDArray`.
 
-use super::attrs::{expect_str, number, Number};
+use super::attrs::{expect_dtype, number, Number};
 use crate::grammar::{DataType, NDArray, Scalar};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
@@ -23,7 +23,7 @@ pub(crate) fn constant(
     let mut elems: Vec<(Scalar, Span)> = Vec::new();
     flatten(value, 0, &mut inferred_shape, &mut elems, crate::limits::current().constant_elements)?;
     let dtype = match dtype {
-        Some(d) => explicit_dtype(d)?,
+        Some(d) => expect_dtype(d)?,
         None => {
             if !elems.is_empty() && elems.iter().all(|(s, _)| matches!(s, Scalar::Bool(_))) {
                 DataType::bool()
@@ -61,7 +61,7 @@ fn num_array_constant(
     shape: Option<&PyExpr>,
 ) -> ParseResult<NDArray> {
     let dtype = match dtype {
-        Some(d) => explicit_dtype(d)?,
+        Some(d) => expect_dtype(d)?,
         None => a.default_dtype(),
     };
     let shape = match shape {
@@ -70,11 +70,6 @@ fn num_array_constant(
     };
     let data = a.to_tensor_data(dtype).map_err(|(i, msg)| ParseError::syntax(format!("element {i}: {msg}"), span))?;
     Ok(NDArray { dtype, shape, data })
-}
-
-fn explicit_dtype(d: &PyExpr) -> ParseResult<DataType> {
-    let s = expect_str(d, "a dtype")?;
-    DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), d.span))
 }
 
 /// `shape=`: a tuple of dimensions whose product is the literal's element count.

@@ -6,7 +6,7 @@ use super::constant::constant;
 use super::prim::{parse_string_dim, prim_expr, NameMode};
 use super::sinfo::{struct_info, SINFO_NAMES};
 use super::{Ctx, Entity};
-use crate::grammar::{Attrs, Call, DataType, Expr, ExprKind, StructInfo};
+use crate::grammar::{Attrs, Call, Expr, ExprKind, StructInfo};
 use crate::ops::{Op, OpParam, OpRef};
 use crate::span::Span;
 use crate::text::error::{ParseError, ParseResult};
@@ -271,13 +271,7 @@ fn builtin(ctx: &mut Ctx, name: &str, span: Span, args: &[PyExpr], keywords: &[K
             ExprKind::PrimValue(prim_expr(ctx, a, NameMode::Resolve)?)
         }
         "str" | "string_imm" => ExprKind::StringImm(expect_str(one_arg(&callee, span, args, keywords)?, "a string")?),
-        "dtype" => {
-            let a = one_arg(&callee, span, args, keywords)?;
-            let s = expect_str(a, "a dtype")?;
-            ExprKind::DataTypeImm(
-                DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), a.span))?,
-            )
-        }
+        "dtype" => ExprKind::DataTypeImm(super::attrs::expect_dtype(one_arg(&callee, span, args, keywords)?)?),
         "ExternFunc" | "extern" => ExprKind::ExternFunc {
             global_symbol: expect_str(one_arg(&callee, span, args, keywords)?, "a symbol name")?,
         },

@@ -247,16 +247,11 @@ fn symbolic_vars(ctx: &mut Ctx, def: &FnDef) -> ParseResult<()> {
     Ok(())
 }
 
-/// Every name `e` mentions, inside string dimensions too.
+/// Every name `e` mentions (a string dimension declares its names itself).
 fn names_in(e: &PyExpr, out: &mut HashSet<String>) {
     match &e.kind {
         PyExprKind::Name(n) => {
             out.insert(n.clone());
-        }
-        PyExprKind::Str(s) => {
-            if let Ok(inner) = parse_string_dim(s, e.span) {
-                names_in(&inner, out);
-            }
         }
         PyExprKind::Attribute { value, .. } => names_in(value, out),
         PyExprKind::Call { func, args, keywords } => {
@@ -285,6 +280,7 @@ fn names_in(e: &PyExpr, out: &mut HashSet<String>) {
         }
         PyExprKind::Int(_)
         | PyExprKind::Float(_)
+        | PyExprKind::Str(_)
         | PyExprKind::Bool(_)
         | PyExprKind::NoneLit
         | PyExprKind::NumArray(_) => {}

@@ -1,7 +1,7 @@
 //! StructInfo annotations: `R.Tensor`, `R.Shape`, `R.Prim`, `R.Object`, `R.Tuple`,
 //! `R.Callable` (StructInfo-era TVMScript spellings).
 
-use super::attrs::{bind_args, expect_bool, expect_ndim, expect_str};
+use super::attrs::{bind_args, expect_bool, expect_dtype, expect_ndim, expect_str};
 use super::prim::{prim_expr, NameMode};
 use super::{Ctx, Entity};
 use crate::grammar::{DataType, DeriveFunc, Expr, ExprKind, PrimExpr, StructInfo, StructInfoKind, Var};
@@ -11,11 +11,6 @@ use crate::text::py_ast::{PyExpr, PyExprKind};
 
 /// The StructInfo constructors under `R.`.
 pub(crate) const SINFO_NAMES: &[&str] = &["Tensor", "Shape", "Prim", "Object", "Any", "Tuple", "Callable"];
-
-fn dtype_arg(e: &PyExpr) -> ParseResult<DataType> {
-    let s = expect_str(e, "a dtype")?;
-    DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), e.span))
-}
 
 /// A list of shape dimensions: `(n, 4)`, `[n, 4]`, `("n", 4)`.
 fn dims(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Option<Vec<PrimExpr>>> {
@@ -75,7 +70,7 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
         "Prim" => {
             let a = bind_args(&callee, span, &["dtype"], args, keywords)?;
             let d = a[0].ok_or_else(|| ParseError::syntax("`R.Prim` needs a dtype: `R.Prim(\"int64\")`", span))?;
-            StructInfoKind::Prim { dtype: dtype_arg(d)? }
+            StructInfoKind::Prim { dtype: expect_dtype(d)? }
         }
         "Tensor" => tensor(ctx, &callee, span, args, keywords)?,
         "Shape" => {
@@ -145,7 +140,7 @@ fn tensor(
         dtype_arg_e = shape_arg.take();
     }
     let dtype = match dtype_arg_e {
-        Some(d) => dtype_arg(d)?,
+        Some(d) => expect_dtype(d)?,
         None => DataType::void(),
     };
     let mut inferred_ndim = -1;

@@ -7,8 +7,9 @@
 mod expr;
 mod stmt;
 
-use super::attrs::{attr_dict, bind_args, expect_str};
+use super::attrs::{attr_dict, bind_args, expect_dtype as dtype_of, expect_str};
 use super::prim::{bare_literal as bare, is_bare_literal, parse_string_dim, t_dtype, Literal};
+use super::relax_fn::shape_var_declaration as shape_var_decl;
 use super::{Ctx, Entity, FnDef};
 use crate::grammar::tir::{Buffer, BufferRegion, IterVar, PrimFunc, Stmt, TirExpr, TirExprKind, TirParam};
 use crate::grammar::{AttrValue, Attrs, DataType, FloatLit, PrimVar, TypeCode};
@@ -81,8 +82,6 @@ fn call_parts(e: &PyExpr) -> Option<(String, &[PyExpr], &[Keyword])> {
     }
 }
 
-use super::relax_fn::shape_var_declaration as shape_var_decl;
-
 /// A buffer parameter's annotation: `T.Buffer(shape, dtype)`, or the subscript form
 /// Relax's StructInfo-era tests write, `T.Buffer[shape, dtype]` / `T.Buffer[shape]`;
 /// its arguments either way.
@@ -118,11 +117,6 @@ fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
         },
         span,
     ))
-}
-
-fn dtype_of(e: &PyExpr) -> ParseResult<DataType> {
-    let s = expect_str(e, "a dtype")?;
-    DataType::parse(&s).ok_or_else(|| ParseError::syntax(format!("unknown dtype `{s}`"), e.span))
 }
 
 type FnParts = (Vec<TirParam>, Vec<Stmt>, Attrs);
