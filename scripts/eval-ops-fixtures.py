@@ -1712,8 +1712,27 @@ def main(x: R.Tensor(("n",), "float32")):
     )
 
 
+def plugins():
+    """The operator families' fixture generators: each `scripts/eval_ops_fixtures/*.py`
+    defines `gen(api)`, where `api` is this module (its `emit`, `call`, `f32`, ...)."""
+    import importlib.util
+    import sys
+
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "eval_ops_fixtures")
+    if not os.path.isdir(here):
+        return
+    api = sys.modules[__name__]
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            spec = importlib.util.spec_from_file_location(name[:-3], os.path.join(here, name))
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.gen(api)
+
+
 def main():
     gen()
+    plugins()
     os.makedirs(OUT, exist_ok=True)
     for name, text in sorted(FILES.items()):
         with open(os.path.join(OUT, name + ".rx"), "w") as f:

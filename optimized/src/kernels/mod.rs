@@ -175,6 +175,16 @@ pub mod attrs {
         }
     }
 
+    /// A number (an integer reads as its float); `default` when absent.
+    pub fn float(attrs: &Attrs, name: &str, default: f64) -> std::result::Result<f64, String> {
+        match get(attrs, name) {
+            None => Ok(default),
+            Some(AttrValue::Float(f)) => Ok(f.0),
+            Some(AttrValue::Int(i)) => Ok(*i as f64),
+            Some(_) => Err(wrong(name, "a number")),
+        }
+    }
+
     pub fn bool(attrs: &Attrs, name: &str, default: bool) -> std::result::Result<bool, String> {
         match get(attrs, name) {
             None => Ok(default),

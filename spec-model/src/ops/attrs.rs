@@ -25,6 +25,10 @@ pub enum AttrKind {
     IntOrIntList,
     /// `None` or an integer.
     OptInt,
+    /// A number (an integer is read as the float it names).
+    Float,
+    /// `None` or a number.
+    OptFloat,
 }
 
 impl AttrKind {
@@ -41,6 +45,8 @@ impl AttrKind {
             AttrKind::Axes => matches!(v, AttrValue::None | AttrValue::Int(_)) || int_list(v),
             AttrKind::IntOrIntList => matches!(v, AttrValue::Int(_)) || int_list(v),
             AttrKind::OptInt => matches!(v, AttrValue::None | AttrValue::Int(_)),
+            AttrKind::Float => matches!(v, AttrValue::Float(_) | AttrValue::Int(_)),
+            AttrKind::OptFloat => matches!(v, AttrValue::None | AttrValue::Float(_) | AttrValue::Int(_)),
         }
     }
 
@@ -55,6 +61,8 @@ impl AttrKind {
             AttrKind::Axes => "None, an integer or a list of integers",
             AttrKind::IntOrIntList => "an integer or a list of integers",
             AttrKind::OptInt => "None or an integer",
+            AttrKind::Float => "a number",
+            AttrKind::OptFloat => "None or a number",
         }
     }
 }

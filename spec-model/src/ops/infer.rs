@@ -165,6 +165,15 @@ impl<'a> Infer<'a> {
         }
     }
 
+    /// A number attribute (an integer reads as its float); `default` when absent.
+    pub fn attr_float(&self, name: &str, default: f64) -> f64 {
+        match self.attr(name) {
+            Some(AttrValue::Float(f)) => f.0,
+            Some(AttrValue::Int(i)) => *i as f64,
+            _ => default,
+        }
+    }
+
     pub fn attr_dtype(&self, name: &str) -> Option<DataType> {
         match self.attr(name) {
             Some(AttrValue::Str(s)) => DataType::parse(s),

@@ -152,6 +152,16 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// A number attribute (an integer reads as its float); `default` when absent.
+    pub fn attr_float(&self, name: &str, default: f64) -> EvalResult<f64> {
+        match self.attr(name) {
+            None => Ok(default),
+            Some(AttrValue::Float(f)) => Ok(f.0),
+            Some(AttrValue::Int(i)) => Ok(*i as f64),
+            Some(_) => Err(self.bad_attr(name, "a number")),
+        }
+    }
+
     /// An integer or a list of integers (a single integer is a list of one).
     pub fn attr_ints(&self, name: &str) -> EvalResult<Option<Vec<i64>>> {
         match self.attr(name) {
