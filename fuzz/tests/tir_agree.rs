@@ -216,6 +216,7 @@ fn printed(f: &PrimFunc) -> String {
     let m = IRModule {
         name: "Module".into(),
         functions: vec![(GlobalVar::new("k"), BaseFunc::Tir(Rc::new(f.clone())))],
+        attrs: Default::default(),
         span: Span::SYNTHETIC,
     };
     spec_model::text::print_module(&m, spec_model::text::DEFAULT_WIDTH)

@@ -220,7 +220,7 @@ fn random_programs() {
             let functions = (0..1 + r.pick(2))
                 .map(|i| (GlobalVar::new(format!("f{i}")), BaseFunc::Relax(Rc::new(r.function(depth)))))
                 .collect();
-            let m = IRModule { name: "M".into(), functions, span: Span::SYNTHETIC };
+            let m = IRModule { name: "M".into(), functions, attrs: Default::default(), span: Span::SYNTHETIC };
             properties(&m, &format!("random program {i} (size {size})"), &mut seen);
         }
     }

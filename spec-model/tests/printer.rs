@@ -133,6 +133,7 @@ fn module(functions: Vec<(&str, BaseFunc)>) -> IRModule {
     IRModule {
         name: "Module".into(),
         functions: functions.into_iter().map(|(n, f)| (GlobalVar::new(n), f)).collect(),
+        attrs: Default::default(),
         span: S,
     }
 }

@@ -78,7 +78,11 @@ pub fn generate(u: &mut Unstructured, cfg: &Config) -> Module {
     let (main, inputs) = g.program();
     let mut functions = std::mem::take(&mut g.functions);
     functions.push((GlobalVar::new("main"), BaseFunc::Relax(main)));
-    Module { ir: IRModule { name: "Module".into(), functions, span: Span::SYNTHETIC }, entry: "main".into(), inputs }
+    Module {
+        ir: IRModule { name: "Module".into(), functions, attrs: Default::default(), span: Span::SYNTHETIC },
+        entry: "main".into(),
+        inputs,
+    }
 }
 
 impl<'a> Gen<'a, '_> {

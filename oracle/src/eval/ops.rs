@@ -120,7 +120,8 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
 /// arguments, an empty module, default limits (kernel tests, and checking another
 /// engine's operator against the reference one).
 pub fn eval_op_standalone(op: Op, args: &[Value], attrs: &Attrs, span: Span) -> EvalResult<Value> {
-    let module = IRModule { name: "standalone".into(), functions: Vec::new(), span: Span::SYNTHETIC };
+    let module =
+        IRModule { name: "standalone".into(), functions: Vec::new(), attrs: Default::default(), span: Span::SYNTHETIC };
     let mut mach = Machine::new(&module, Limits::default());
     let call = Call { op: Expr::op(op), args: Vec::new(), sinfo_args: Vec::new(), attrs: attrs.clone() };
     eval_op(&mut mach, op, args, &call, span, &Scope::default())

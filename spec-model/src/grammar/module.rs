@@ -29,6 +29,9 @@ pub struct IRModule {
     /// The class name of `@I.ir_module class Name:` (printing only; no meaning).
     pub name: String,
     pub functions: Vec<(GlobalVar, BaseFunc)>,
+    /// `I.module_attrs({...})`: the module's attributes (TVM's `IRModule.attrs`:
+    /// `system_lib_prefix`, ...). Kept and printed; no rule reads them.
+    pub attrs: super::Attrs,
     pub span: Span,
 }
 

@@ -35,7 +35,7 @@ pub fn normalize(m: &IRModule) -> Result<IRModule, Vec<Diagnostic>> {
         })
         .collect();
     if n.errors.is_empty() {
-        Ok(IRModule { name: m.name.clone(), functions, span: m.span })
+        Ok(IRModule { name: m.name.clone(), functions, attrs: m.attrs.clone(), span: m.span })
     } else {
         Err(n.errors)
     }

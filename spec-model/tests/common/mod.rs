@@ -38,7 +38,12 @@ pub fn module_of(params: Vec<Var>, body: Expr) -> IRModule {
     let mut attrs = Attrs::default();
     attrs.insert("global_symbol", AttrValue::Str("main".into()));
     let f = Function { params, body, ret_struct_info: None, attrs, span: S };
-    IRModule { name: "Module".into(), functions: vec![(GlobalVar::new("main"), BaseFunc::Relax(Rc::new(f)))], span: S }
+    IRModule {
+        name: "Module".into(),
+        functions: vec![(GlobalVar::new("main"), BaseFunc::Relax(Rc::new(f)))],
+        attrs: Default::default(),
+        span: S,
+    }
 }
 
 /// Every `.rx` file under `corpus/` (or a subdirectory of it), sorted, with its text.

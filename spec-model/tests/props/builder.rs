@@ -150,6 +150,7 @@ impl Builder<'_> {
         IRModule {
             name: "Module".into(),
             functions: vec![(GlobalVar::new("main"), BaseFunc::Relax(Rc::new(f)))],
+            attrs: Default::default(),
             span: S,
         }
     }

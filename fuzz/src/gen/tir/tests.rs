@@ -52,6 +52,7 @@ fn check(
     let m = IRModule {
         name: "Module".to_string(),
         functions: vec![(GlobalVar::new("kernel"), BaseFunc::Tir(Rc::new(f)))],
+        attrs: Default::default(),
         span: SP,
     };
     let printed = check_round_trip(&m)?;

@@ -122,6 +122,7 @@ fn printed(k: &Kernel) -> Result<String, String> {
     let m = IRModule {
         name: "Module".to_string(),
         functions: vec![(GlobalVar::new("k"), BaseFunc::Tir(Rc::new(k.func.clone())))],
+        attrs: Default::default(),
         span: SP,
     };
     let p = check_round_trip(&m)?;

@@ -1,6 +1,6 @@
 //! Python literals as attribute values and small argument helpers.
 
-use crate::grammar::{AttrValue, FloatLit};
+use crate::grammar::{AttrValue, DataType, FloatLit};
 use crate::text::error::{ParseError, ParseResult};
 use crate::text::py_ast::{PyExpr, PyExprKind, UnaryOp};
 use std::collections::BTreeMap;
@@ -20,6 +20,18 @@ pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
             }
         }
         PyExprKind::Bool(b) => AttrValue::Bool(*b),
+        // `T.bool(True)`, `T.int32(4)`, `T.float32(0)`: TIR immediates as Relax's tests and
+        // TVM's printer write attribute values; kept as the plain literal of their kind.
+        PyExprKind::Call { func, args, keywords } if typed_literal_dtype(func).is_some() => {
+            let dtype = typed_literal_dtype(func).unwrap_or(DataType::bool());
+            let [arg] = &args[..] else {
+                return Err(ParseError::syntax(format!("`T.{dtype}` takes one literal"), e.span));
+            };
+            if !keywords.is_empty() {
+                return Err(ParseError::syntax(format!("`T.{dtype}` takes no keyword arguments"), e.span));
+            }
+            typed_literal(dtype, arg)?
+        }
         PyExprKind::Int(_)
         | PyExprKind::Unary { op: UnaryOp::Neg, .. }
         | PyExprKind::Float(_)
@@ -41,6 +53,34 @@ pub(crate) fn attr_value(e: &PyExpr) -> ParseResult<AttrValue> {
             ))
         }
     })
+}
+
+/// The dtype `T.<dtype>` names when `func` is such a spelling.
+fn typed_literal_dtype(func: &PyExpr) -> Option<DataType> {
+    let name = func.dotted_name()?;
+    let dtype = name.strip_prefix("T.")?;
+    DataType::parse(dtype).filter(|d| d.lanes == 1 && (d.is_int() || d.is_uint() || d.is_float()))
+}
+
+/// The value of `T.<dtype>(literal)`: a boolean for `bool`, an integer for integer
+/// dtypes, a float for float dtypes; a literal of the wrong kind is an error.
+fn typed_literal(dtype: DataType, arg: &PyExpr) -> ParseResult<AttrValue> {
+    let wrong = || ParseError::syntax(format!("`T.{dtype}(...)` needs a {dtype} literal"), arg.span);
+    if dtype.is_bool() {
+        return match &arg.kind {
+            PyExprKind::Bool(b) => Ok(AttrValue::Bool(*b)),
+            PyExprKind::Int(Some(i)) if *i == 0 || *i == 1 => Ok(AttrValue::Bool(*i == 1)),
+            _ => Err(wrong()),
+        };
+    }
+    match (number(arg).map_err(|_| wrong())?, dtype.is_float()) {
+        (Number::Int(i), false) => Ok(AttrValue::Int(
+            i64::try_from(i).map_err(|_| ParseError::syntax("this integer does not fit in 64 bits", arg.span))?,
+        )),
+        (Number::Int(i), true) => Ok(AttrValue::Float(FloatLit(i as f64))),
+        (Number::Float(f), true) => Ok(AttrValue::Float(FloatLit(f))),
+        (Number::Float(_), false) => Err(wrong()),
+    }
 }
 
 pub(crate) fn attr_dict(items: &[(PyExpr, PyExpr)]) -> ParseResult<BTreeMap<String, AttrValue>> {

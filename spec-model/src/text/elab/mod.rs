@@ -19,7 +19,7 @@ mod unpack;
 use super::error::{ParseError, ParseResult};
 use super::py_ast::{PyExpr, PyExprKind, PyStmt, PyStmtKind};
 use crate::grammar::tir::Buffer;
-use crate::grammar::{BaseFunc, GlobalVar, IRModule, PrimVar, Var};
+use crate::grammar::{Attrs, BaseFunc, GlobalVar, IRModule, PrimVar, Var};
 use crate::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -235,15 +235,29 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
                     .with_secondary(name_span, "the module"));
             }
             let mut members = Vec::new();
+            let mut attrs = None;
             for s in body {
                 match &s.kind {
                     PyStmtKind::FunctionDef { .. } => members.push(s),
                     PyStmtKind::Pass => {}
                     _ if is_docstring(s) => {}
-                    _ => return Err(ParseError::syntax("a module class holds only decorated functions", s.span)),
+                    PyStmtKind::Expr(e) if relax_fn::is_call_to(e, "I.module_attrs") => {
+                        if attrs.is_some() {
+                            return Err(ParseError::syntax("`I.module_attrs` is given twice", s.span));
+                        }
+                        attrs = Some(module_attrs(e)?);
+                    }
+                    _ => {
+                        return Err(ParseError::syntax(
+                            "a module class holds only decorated functions and `I.module_attrs({...})`",
+                            s.span,
+                        ))
+                    }
                 }
             }
-            elaborate_module(name, Some(name), &members, span, type_vars)
+            let mut m = elaborate_module(name, Some(name), &members, span, type_vars)?;
+            m.attrs = attrs.unwrap_or_default();
+            Ok(m)
         }
         None => {
             if funcs.is_empty() {
@@ -255,6 +269,17 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
             let span = funcs[0].span.to(funcs[funcs.len() - 1].span);
             elaborate_module("Module", None, &funcs, span, type_vars)
         }
+    }
+}
+
+/// `I.module_attrs({"key": value, ...})`: the module's attributes.
+fn module_attrs(e: &PyExpr) -> ParseResult<Attrs> {
+    match &e.kind {
+        PyExprKind::Call { args, keywords, .. } if keywords.is_empty() => match &args[..] {
+            [PyExpr { kind: PyExprKind::Dict(items), .. }] => Ok(Attrs(attrs::attr_dict(items)?)),
+            _ => Err(ParseError::syntax("`I.module_attrs` takes one dict of attributes", e.span)),
+        },
+        _ => Err(ParseError::syntax("`I.module_attrs` takes one dict of attributes", e.span)),
     }
 }
 
@@ -307,7 +332,7 @@ fn elaborate_module(
         };
         functions.push((GlobalVar::new(name.clone()), f));
     }
-    Ok(IRModule { name: name.to_string(), functions, span })
+    Ok(IRModule { name: name.to_string(), functions, attrs: Attrs::default(), span })
 }
 
 /// Elaborates a standalone expression against a module's globals (corpus `run:` lines).

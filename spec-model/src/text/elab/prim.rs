@@ -204,8 +204,9 @@ pub(crate) fn binary_form(e: &PyExpr) -> ParseResult<Option<(PrimBinOp, &PyExpr,
             let op = match name.as_str() {
                 "T.min" => PrimBinOp::Min,
                 "T.max" => PrimBinOp::Max,
-                "T.truncdiv" => PrimBinOp::Div,
-                "T.truncmod" => PrimBinOp::Mod,
+                // `T.Div` / `T.Mod`: the TIR node names, which TVM prints for its own `Div`.
+                "T.truncdiv" | "T.Div" => PrimBinOp::Div,
+                "T.truncmod" | "T.Mod" => PrimBinOp::Mod,
                 "T.floordiv" => PrimBinOp::FloorDiv,
                 "T.floormod" => PrimBinOp::FloorMod,
                 _ => return Ok(None),

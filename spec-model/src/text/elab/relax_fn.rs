@@ -86,7 +86,9 @@ struct Decorator {
 }
 
 fn relax_decorator(def: &FnDef) -> ParseResult<Decorator> {
-    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private", "seq_body"])?;
+    // `check_well_formed=False` turns off the check TVM's parser runs on the function;
+    // here checking is `oracle check`'s job, never the parser's, so it changes nothing.
+    let opts = def.decorator_options(super::RELAX_FUNCTION, &["pure", "private", "seq_body", "check_well_formed"])?;
     Ok(Decorator {
         pure: opts.get("pure").copied(),
         private: opts.get("private").copied().unwrap_or(false),
@@ -382,15 +384,28 @@ fn declare_shape_var(ctx: &mut Ctx, name: &str, dtype: DataType, span: Span) -> 
 /// A shape-variable declaration: `T.int64()` with no arguments, or the older
 /// spelling `T.var("int64")` (Relax's StructInfo-era tests use both).
 pub(super) fn shape_var_declaration(e: &PyExpr) -> Option<DataType> {
-    match &e.kind {
-        PyExprKind::Call { func, args, keywords } if keywords.is_empty() => match (func.dotted().as_deref(), &args[..])
-        {
-            (Some(["T", d]), []) => t_dtype(d),
-            (Some(["T", "var"]), [PyExpr { kind: PyExprKind::Str(d), .. }]) => {
-                DataType::parse(d).filter(|t| t.lanes == 1 && t.code != crate::grammar::TypeCode::Float)
+    let PyExprKind::Call { func, args, keywords } = &e.kind else { return None };
+    // `T.int64(is_size_var=True)`: a size variable is a shape variable known to be
+    // non-negative, which every shape variable here is assumed to be already.
+    let size_var =
+        |k: &crate::text::py_ast::Keyword| k.name == "is_size_var" && matches!(k.value.kind, PyExprKind::Bool(_));
+    let int_dtype = |d: &str| DataType::parse(d).filter(|t| t.lanes == 1 && t.code != crate::grammar::TypeCode::Float);
+    match (func.dotted().as_deref(), &args[..], &keywords[..]) {
+        (Some(["T", d]), [], []) => t_dtype(d),
+        (Some(["T", d]), [], [k]) if size_var(k) => t_dtype(d),
+        (Some(["T", "var"]), [PyExpr { kind: PyExprKind::Str(d), .. }], []) => int_dtype(d),
+        // `n = T.Var("n", "int64")`, TIR's constructor spelled out.
+        (
+            Some(["T", "Var"]),
+            [PyExpr { kind: PyExprKind::Str(_), .. }, PyExpr { kind: PyExprKind::Str(d), .. }],
+            [],
+        ) => int_dtype(d),
+        (Some(["T", "Var"]), [PyExpr { kind: PyExprKind::Str(_), .. }], [k]) if k.name == "dtype" => {
+            match &k.value.kind {
+                PyExprKind::Str(d) => int_dtype(d),
+                _ => None,
             }
-            _ => None,
-        },
+        }
         _ => None,
     }
 }

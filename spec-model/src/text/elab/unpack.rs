@@ -19,7 +19,10 @@ pub(super) fn desugar(stmts: &[PyStmt]) -> ParseResult<Cow<'_, [PyStmt]>> {
     let mut out = Vec::with_capacity(stmts.len());
     for s in stmts {
         match &s.kind {
-            PyStmtKind::Assign { target, value } if is_tuple(target) => unpack(target, value, s.span, &mut out)?,
+            PyStmtKind::Assign { target, value } if is_tuple(target) => match declarations(target, value, s.span) {
+                Some(each) => out.extend(each),
+                None => unpack(target, value, s.span, &mut out)?,
+            },
             PyStmtKind::If { test, body, orelse } => out.push(PyStmt {
                 kind: PyStmtKind::If {
                     test: test.clone(),
@@ -40,6 +43,37 @@ pub(super) fn desugar(stmts: &[PyStmt]) -> ParseResult<Cow<'_, [PyStmt]>> {
         }
     }
     Ok(Cow::Owned(out))
+}
+
+/// `m, n = T.int64(), T.int64()`: shape-variable declarations written together, as
+/// one `m = T.int64()` per name (there is no tuple: each declares its own variable);
+/// `None` for any other assignment.
+fn declarations(target: &PyExpr, value: &PyExpr, span: Span) -> Option<Vec<PyStmt>> {
+    let (PyExprKind::Tuple(names) | PyExprKind::List(names)) = &target.kind else { return None };
+    let PyExprKind::Tuple(values) = &value.kind else { return None };
+    let all = names.len() == values.len()
+        && names.iter().all(|n| matches!(n.kind, PyExprKind::Name(_)))
+        && values.iter().all(|v| super::relax_fn::shape_var_declaration(v).is_some());
+    all.then(|| {
+        names
+            .iter()
+            .zip(values)
+            .map(|(n, v)| PyStmt { kind: PyStmtKind::Assign { target: n.clone(), value: v.clone() }, span })
+            .collect()
+    })
+}
+
+/// `stmts` with the declaration tuples (`m, n = T.int64(), T.int64()`) split, the only
+/// unpacking a TIR function body holds.
+pub(super) fn split_declarations(stmts: &[PyStmt]) -> Cow<'_, [PyStmt]> {
+    let split = |s: &PyStmt| match &s.kind {
+        PyStmtKind::Assign { target, value } => declarations(target, value, s.span),
+        _ => None,
+    };
+    if !stmts.iter().any(|s| split(s).is_some()) {
+        return Cow::Borrowed(stmts);
+    }
+    Cow::Owned(stmts.iter().flat_map(|s| split(s).unwrap_or_else(|| vec![s.clone()])).collect())
 }
 
 fn is_tuple(e: &PyExpr) -> bool {

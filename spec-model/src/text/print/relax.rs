@@ -58,7 +58,15 @@ pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
         return header.append(joined(funcs, sep));
     }
     let class = txt("@I.ir_module").append(RcDoc::hardline()).append(txt(format!("class {}", m.name)));
-    let body = if funcs.is_empty() { vec![txt("pass")] } else { vec![joined(funcs, sep)] };
+    let mut body = Vec::new();
+    if !m.attrs.is_empty() {
+        body.push(call("I.module_attrs", vec![attr_dict(&m.attrs.0)]).append(RcDoc::hardline()));
+    }
+    match funcs.is_empty() {
+        true if body.is_empty() => body.push(txt("pass")),
+        true => {}
+        false => body.push(joined(funcs, sep)),
+    }
     header.append(block(class, body))
 }
 

@@ -157,6 +157,17 @@ impl Tir {
             arity(1)?;
             return limit_value(t == "max_value", dtype_of(&args[0])?, span);
         }
+        if t == "isnan" {
+            // `T.isnan(x)` is `x != x` (true exactly for NaN); an integer is never NaN.
+            arity(1)?;
+            let x = self.expr(&args[0])?;
+            let kind = if x.dtype().is_float() {
+                TirExprKind::Binary { op: PrimBinOp::Ne, a: x.clone(), b: x }
+            } else {
+                TirExprKind::IntImm { value: 0, dtype: DataType::bool() }
+            };
+            return Ok(TirExpr::new(kind, span));
+        }
         let kind = if t == "Select" {
             arity(3)?;
             TirExprKind::Select {
@@ -197,7 +208,7 @@ impl Tir {
         } else {
             let known: Vec<&str> = Intrinsic::ALL.iter().map(|i| i.name()).collect();
             return Err(ParseError::syntax(format!("`{name}` is not a TIR function this subset knows"), func.span)
-                .with_note(format!("known: T.min, T.max, T.truncdiv, T.truncmod, T.floordiv, T.floormod, T.Select, T.Cast, T.<dtype>(...), T.abs, T.max_value, T.min_value, T.{}", known.join(", T."))));
+                .with_note(format!("known: T.min, T.max, T.truncdiv, T.truncmod, T.Div, T.Mod, T.floordiv, T.floormod, T.Select, T.Cast, T.<dtype>(...), T.abs, T.isnan, T.max_value, T.min_value, T.{}", known.join(", T."))));
         };
         let e = TirExpr::new(kind, span);
         if let Some((d, at)) = stated.filter(|(d, _)| *d != e.dtype()) {

@@ -7,7 +7,7 @@
 mod expr;
 mod stmt;
 
-use super::attrs::{attr_dict, bind_args, expect_dtype as dtype_of, expect_str};
+use super::attrs::{attr_dict, bind_args, expect_dtype as dtype_of, expect_int, expect_str};
 use super::prim::{bare_literal as bare, is_bare_literal, parse_string_dim, t_dtype, Literal};
 use super::relax_fn::shape_var_declaration as shape_var_decl;
 use super::{Ctx, Entity, FnDef};
@@ -68,7 +68,8 @@ pub(crate) fn prim_func(ctx: &Ctx, def: &PyStmt) -> ParseResult<PrimFunc> {
             .with_note("`-> None` is accepted too"));
     }
     let mut t = Tir { ctx: ctx.enter(), loops: imbl::HashMap::new() };
-    let (params, body, mut attrs) = t.function(params, body)?;
+    let body = super::unpack::split_declarations(body);
+    let (params, body, mut attrs) = t.function(params, &body)?;
     if !private && attrs.get("global_symbol").is_none() {
         attrs.insert("global_symbol", AttrValue::Str(name.to_string()));
     }
@@ -244,7 +245,17 @@ impl Tir {
         keywords: &[Keyword],
         declare_strings: bool,
     ) -> ParseResult<Buffer> {
-        let a = bind_args(callee, span, &["shape", "dtype", "scope"], args, keywords)?;
+        let a = bind_args(callee, span, &["shape", "dtype", "scope", "align", "offset_factor"], args, keywords)?;
+        // `align=` / `offset_factor=` constrain where a buffer's data may start; a buffer
+        // here always starts at element 0, which meets every such constraint, so they
+        // are checked to be non-negative integers (0: no constraint) and not kept.
+        for (what, e) in [("align", a[3]), ("offset_factor", a[4])] {
+            if let Some(e) = e {
+                if expect_int(e, what)? < 0 {
+                    return Err(ParseError::syntax(format!("`{what}` must not be negative"), e.span));
+                }
+            }
+        }
         let Some(shape_e) = a[0] else {
             return Err(ParseError::syntax(format!("`{callee}` needs a shape"), span));
         };
