@@ -218,7 +218,14 @@ impl Alpha {
         use StructInfoKind as S;
         match (&*a.kind, &*b.kind) {
             (S::Object, S::Object) => Ok(()),
-            (S::Prim { dtype: x }, S::Prim { dtype: y }) => check(x == y, || "Prim dtype".into()),
+            (S::Prim { dtype: x, value: v }, S::Prim { dtype: y, value: w }) => {
+                check(x == y, || "Prim dtype".into())?;
+                match (v, w) {
+                    (None, None) => Ok(()),
+                    (Some(v), Some(w)) => self.prims(std::slice::from_ref(v), std::slice::from_ref(w)),
+                    _ => Err("Prim value on one side only".into()),
+                }
+            }
             (S::Shape { values: x, ndim: n }, S::Shape { values: y, ndim: m }) => {
                 check(n == m, || format!("Shape ndim {n} vs {m}"))?;
                 match (x, y) {

@@ -140,7 +140,7 @@ impl Ty {
                 values: Some(dims.iter().map(|d| d.e.clone()).collect()),
                 ndim: dims.len() as i64,
             },
-            Ty::Prim(dtype) => StructInfoKind::Prim { dtype: *dtype },
+            Ty::Prim(dtype) => StructInfoKind::Prim { dtype: *dtype, value: None },
             Ty::Tuple(fields) => StructInfoKind::Tuple { fields: fields.iter().map(Ty::to_sinfo).collect() },
             Ty::Object => StructInfoKind::Object,
             Ty::Func { params, ret } => StructInfoKind::Func {

@@ -41,7 +41,9 @@ pub fn check(si: &StructInfo, slots: &mut dyn Slots) -> Check {
             values: values.as_ref().map(|vs| vs.iter().map(|d| dim(d, slots)).collect()),
             sinfo,
         },
-        StructInfoKind::Prim { dtype } => Check::Prim { dtype: *dtype, sinfo },
+        StructInfoKind::Prim { dtype, value } => {
+            Check::Prim { dtype: *dtype, value: value.as_ref().map(|d| dim(d, slots)), sinfo }
+        }
         StructInfoKind::Tuple { fields } => {
             Check::Tuple { fields: fields.iter().map(|f| check(f, slots)).collect(), sinfo }
         }
@@ -62,6 +64,7 @@ pub fn lone(si: &StructInfo, slots: &mut dyn Slots) -> Option<Lone> {
             _ => None,
         },
         StructInfoKind::Shape { values: Some(vs), .. } => Some(Lone::Shape(lone_dims(vs, slots))),
+        StructInfoKind::Prim { value: Some(v), .. } => v.as_var().map(|v| Lone::Prim(slots.shape_slot(v))),
         StructInfoKind::Tuple { fields } => Some(Lone::Tuple(fields.iter().map(|f| lone(f, slots)).collect())),
         _ => None,
     }

@@ -233,6 +233,8 @@ pub enum Check {
     },
     Prim {
         dtype: DataType,
+        /// `R.Prim(value=e)`: the value as one dimension.
+        value: Option<Dim>,
         sinfo: Rc<StructInfo>,
     },
     Tuple {
@@ -273,5 +275,7 @@ pub enum Dim {
 pub enum Lone {
     Tensor(Box<[Option<ShapeSlot>]>),
     Shape(Box<[Option<ShapeSlot>]>),
+    /// `R.Prim(value=n)`: the slot of `n`.
+    Prim(ShapeSlot),
     Tuple(Box<[Option<Lone>]>),
 }

@@ -99,7 +99,7 @@ pub fn match_cast(c: &Check, v: &Value, slots: &[Option<Value>], shapes: &mut [O
             Ok(())
         }
         // PrimStructInfo (the later draft) is read as SI-MC-3 for one scalar (E-6).
-        Check::Prim { dtype, sinfo } => {
+        Check::Prim { dtype, value, sinfo } => {
             let Value::Prim(p) = v else {
                 return Err(mismatch("SI-MC-3", sinfo, format!("{} is not a prim value", v.kind()), span));
             };
@@ -110,7 +110,13 @@ pub fn match_cast(c: &Check, v: &Value, slots: &[Option<Value>], shapes: &mut [O
             if !dtype.is_void() && *dtype != actual {
                 return Err(mismatch("SI-MC-3", sinfo, format!("a prim value of dtype {actual}"), span));
             }
-            Ok(())
+            // `R.Prim(value=e)`: the value is one dimension of a shape.
+            match (value, *p) {
+                (None, _) => Ok(()),
+                (Some(d), Prim::Int(i, _)) => match_dim(d, i, shapes, "SI-MC-3.2", span),
+                (Some(d), Prim::Bool(b)) => match_dim(d, i64::from(b), shapes, "SI-MC-3.2", span),
+                (Some(_), Prim::Float(f, _)) => Err(mismatch("SI-MC-3.2", sinfo, format!("the value {f}"), span)),
+            }
         }
         Check::Tuple { fields, sinfo } => {
             let Value::Tuple(vs) = v else {
@@ -160,6 +166,7 @@ pub fn bind_lone(lone: &Lone, v: &Value, shapes: &mut [Option<i64>]) {
             bind(slots, &actual, shapes);
         }
         (Lone::Shape(slots), Value::Shape(s)) => bind(slots, s, shapes),
+        (Lone::Prim(slot), Value::Prim(Prim::Int(i, _))) => bind(&[Some(*slot)], &[*i], shapes),
         (Lone::Tuple(fields), Value::Tuple(vs)) => {
             for (f, x) in fields.iter().zip(vs.iter()) {
                 if let Some(f) = f {

@@ -181,7 +181,7 @@ fn match_into(
             Ok(())
         }
         // The later draft's PrimStructInfo (dtype only): read as SI-MC-3 for one scalar.
-        StructInfoKind::Prim { dtype } => {
+        StructInfoKind::Prim { dtype, value: expected } => {
             mach.fire("SI-MC-3");
             let Value::Prim(p) = value else {
                 return Err(mismatch("SI-MC-3", sinfo, format!("{} is not a prim value", value.kind()), span));
@@ -193,7 +193,17 @@ fn match_into(
             if !dtype.is_void() && *dtype != actual_dtype {
                 return Err(mismatch("SI-MC-3", sinfo, format!("a prim value of dtype {actual_dtype}"), span));
             }
-            Ok(())
+            // `R.Prim(value=e)` (S-prim-value): the value is one dimension of a shape.
+            match (expected, p) {
+                (None, _) => Ok(()),
+                (Some(d), PrimScalar::Int(i, _)) => match_dim(mach, d, *i, shapes, ("SI-MC-3.1", "SI-MC-3.2"), span),
+                (Some(d), PrimScalar::Bool(b)) => {
+                    match_dim(mach, d, i64::from(*b), shapes, ("SI-MC-3.1", "SI-MC-3.2"), span)
+                }
+                // A value annotation is an integer expression (the parser's rule), so
+                // a float has the wrong dtype already; kept total all the same.
+                (Some(_), PrimScalar::Float(f, _)) => Err(mismatch("SI-MC-3.2", sinfo, format!("the value {f}"), span)),
+            }
         }
         StructInfoKind::Tuple { fields } => {
             mach.fire("SI-MC-4");
@@ -262,6 +272,9 @@ fn bind_lone_into(value: &Value, sinfo: &StructInfo, shapes: &mut ShapeEnv) {
             }
         }
         (StructInfoKind::Shape { values: Some(dims), .. }, Value::Shape(s)) => bind(dims, s, shapes),
+        (StructInfoKind::Prim { value: Some(d), .. }, Value::Prim(PrimScalar::Int(i, _))) => {
+            bind(std::slice::from_ref(d), &[*i], shapes)
+        }
         (StructInfoKind::Tuple { fields }, Value::Tuple(vs)) => {
             for (f, v) in fields.iter().zip(vs.iter()) {
                 bind_lone_into(v, f, shapes);

@@ -16,9 +16,12 @@ pub struct StructInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StructInfoKind {
     Object,
-    /// `PrimStructInfo` (later draft): describes `PrimValue`s.
+    /// `PrimStructInfo` (later draft): describes `PrimValue`s. `value` is TVM's
+    /// extension `R.Prim(value=n)` (proofs-notes/struct-info.md, S-prim-value): the
+    /// value as a shape expression, known only in annotations (SI-D-13 derives none).
     Prim {
         dtype: DataType,
+        value: Option<PrimExpr>,
     },
     Shape {
         values: Option<Vec<PrimExpr>>,

@@ -233,7 +233,25 @@ pub enum ForKind {
     Parallel,
     Unroll,
     Vectorized,
+    /// `T.thread_binding(n, thread="blockIdx.x")`: bound to a GPU thread axis (one of
+    /// [`THREAD_TAGS`]); its iterations run in order here, as a race-free kernel's
+    /// result does not depend on their order.
+    ThreadBinding(&'static str),
 }
+
+/// The thread axes a loop may be bound to (TVM's thread tags).
+pub const THREAD_TAGS: [&str; 10] = [
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+    "vthread",
+    "vthread.x",
+    "vthread.y",
+    "vthread.z",
+];
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {

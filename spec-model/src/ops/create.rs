@@ -71,7 +71,7 @@ pub fn arange(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let mut all_int = true;
     for (i, what) in ["start", "end", "step"].iter().enumerate() {
         match &*cx.args[i].kind {
-            StructInfoKind::Prim { dtype } => all_int &= dtype.is_int() || dtype.is_uint(),
+            StructInfoKind::Prim { dtype, .. } => all_int &= dtype.is_int() || dtype.is_uint(),
             _ => return Err(cx.error(format!("`{what}` must be a PrimValue"))),
         }
     }

@@ -187,7 +187,7 @@ pub fn assert_op(cx: &mut Infer) -> Result<StructInfo, OpError> {
         StructInfoKind::Tensor { ndim, dtype, .. } => {
             (*ndim == 0 || *ndim == -1) && (dtype.is_void() || dtype.is_bool())
         }
-        StructInfoKind::Prim { dtype } => dtype.is_bool(),
+        StructInfoKind::Prim { dtype, .. } => dtype.is_bool(),
         _ => false,
     };
     require!(cx => ok, "the condition must be a boolean scalar, got {}", print_struct_info(&cx.args[0]));

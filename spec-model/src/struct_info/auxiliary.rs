@@ -65,6 +65,7 @@ pub fn unbound_shape_vars(s: &StructInfo, scope: &PSet<PrimVar>, out: &mut Vec<P
     match &*s.kind {
         StructInfoKind::Tensor { shape: Some(Expr { kind: ExprKind::ShapeExpr(ds), .. }), .. } => push(ds),
         StructInfoKind::Shape { values: Some(vs), .. } => push(vs),
+        StructInfoKind::Prim { value: Some(v), .. } => push(std::slice::from_ref(v)),
         StructInfoKind::Tuple { fields } => fields.iter().for_each(|f| unbound_shape_vars(f, scope, out)),
         _ => {}
     }
@@ -93,6 +94,9 @@ impl VarScope for imbl::HashMap<Var, StructInfo> {
 /// ShapeStructInfo path returns `s` when nothing is out of scope).
 pub fn erase_to_well_defined(s: &StructInfo, vars: &dyn VarScope, shapes: &PSet<PrimVar>) -> StructInfo {
     let kind = match &*s.kind {
+        StructInfoKind::Prim { dtype, value: Some(v) } if !all_in_scope(std::slice::from_ref(v), shapes) => {
+            StructInfoKind::Prim { dtype: *dtype, value: None }
+        }
         StructInfoKind::Object | StructInfoKind::Prim { .. } => return s.clone(),
         StructInfoKind::Tensor { shape: Some(shape), dtype, ndim } => {
             let ok = match &shape.kind {
@@ -191,6 +195,9 @@ fn mapping_into(s1: &StructInfo, s2: &StructInfo, scope: &PSet<PrimVar>, out: &m
         (StructInfoKind::Shape { values: Some(v1), .. }, StructInfoKind::Shape { values: Some(v2), .. }) => {
             dims(v1, v2)
         }
+        (StructInfoKind::Prim { value: Some(v1), .. }, StructInfoKind::Prim { value: Some(v2), .. }) => {
+            dims(std::slice::from_ref(v1), std::slice::from_ref(v2))
+        }
         (
             StructInfoKind::Tensor { shape: Some(Expr { kind: ExprKind::ShapeExpr(d1), .. }), .. },
             StructInfoKind::Tensor { shape: Some(Expr { kind: ExprKind::ShapeExpr(d2), .. }), .. },
@@ -235,6 +242,9 @@ pub fn substitute_struct_info(s: &StructInfo, m: &ShapeVarMapping) -> StructInfo
         }
         StructInfoKind::Shape { values: Some(vs), ndim } => {
             StructInfoKind::Shape { values: Some(vs.iter().map(|d| substitute_prim(d, m)).collect()), ndim: *ndim }
+        }
+        StructInfoKind::Prim { dtype, value: Some(v) } => {
+            StructInfoKind::Prim { dtype: *dtype, value: Some(substitute_prim(v, m)) }
         }
         StructInfoKind::Tuple { fields } => StructInfoKind::Tuple { fields: fields.iter().map(r).collect() },
         StructInfoKind::Func { params, ret, derive_func, purity } => StructInfoKind::Func {

@@ -261,7 +261,7 @@ impl Deriver<'_> {
             }
             ExprKind::Call(c) => self.call(e, c, scope, fcx),
             // SI-D-13, SI-D-14 (later draft)
-            ExprKind::PrimValue(p) => mk(StructInfoKind::Prim { dtype: p.dtype() }),
+            ExprKind::PrimValue(p) => mk(StructInfoKind::Prim { dtype: p.dtype(), value: None }),
             ExprKind::StringImm(_) | ExprKind::DataTypeImm(_) | ExprKind::Op(_) => StructInfo::object(),
         }
     }

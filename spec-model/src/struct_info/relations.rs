@@ -217,12 +217,20 @@ pub fn check_compatibility(s1: &StructInfo, s2: &StructInfo, env: &SiEnv) -> Com
                 }
             }
         }
-        // SI-CC-7 (later draft): PrimStructInfo of the same dtype.
-        (K::Prim { dtype: d1 }, K::Prim { dtype: d2 }) => {
-            if d1 == d2 {
-                CompatResult::ok()
-            } else {
-                CompatResult::no("SI-CC-7", format!("a {d1} value where {d2} is expected"))
+        // SI-CC-7 (later draft): PrimStructInfo of the same dtype. With TVM's values
+        // (S-prim-value) the values compare as one dimension of a shape does.
+        (K::Prim { dtype: d1, value: v1 }, K::Prim { dtype: d2, value: v2 }) => {
+            if d1 != d2 {
+                return CompatResult::no("SI-CC-7", format!("a {d1} value where {d2} is expected"));
+            }
+            match (v1, v2) {
+                (_, None) => CompatResult::ok(),
+                (None, Some(_)) => CompatResult::possibly("SI-CC-7", "a primitive value not known statically"),
+                (Some(a), Some(b)) => verdict_to_compat(
+                    env.compare_dims(std::slice::from_ref(a), std::slice::from_ref(b)),
+                    "SI-CC-7",
+                    "the primitive values",
+                ),
             }
         }
         // SI-CC-2
@@ -325,12 +333,19 @@ pub fn more_specific(s1: &StructInfo, s2: &StructInfo, env: &SiEnv) -> Specific 
                 _ => Specific::No,
             }
         }
-        // SI-SP-8 (later draft)
-        (K::Prim { dtype: d1 }, K::Prim { dtype: d2 }) => {
-            if d1 == d2 {
-                Specific::Yes
-            } else {
-                Specific::No
+        // SI-SP-8 (later draft); values as one shape dimension (S-prim-value).
+        (K::Prim { dtype: d1, value: v1 }, K::Prim { dtype: d2, value: v2 }) => {
+            if d1 != d2 {
+                return Specific::No;
+            }
+            match (v1, v2) {
+                (_, None) => Specific::Yes,
+                (None, Some(_)) => Specific::No,
+                (Some(a), Some(b)) => match env.compare_dims(std::slice::from_ref(a), std::slice::from_ref(b)) {
+                    Verdict::Equal => Specific::Yes,
+                    Verdict::NotEqual => Specific::No,
+                    Verdict::Unknown => Specific::Possibly,
+                },
             }
         }
         _ => Specific::No,
@@ -423,7 +438,19 @@ pub fn unify_struct_info(s1: &StructInfo, s2: &StructInfo, env: &SiEnv) -> Struc
                 _ => StructInfo::object(),
             }
         }
-        (K::Prim { dtype: d1 }, K::Prim { dtype: d2 }) if d1 == d2 => s1.clone(),
+        (K::Prim { dtype: d1, value: v1 }, K::Prim { dtype: d2, value: v2 }) if d1 == d2 => {
+            let same = match (v1, v2) {
+                (Some(a), Some(b)) => {
+                    env.compare_dims(std::slice::from_ref(a), std::slice::from_ref(b)) == Verdict::Equal
+                }
+                _ => false,
+            };
+            if same {
+                s1.clone()
+            } else {
+                mk(K::Prim { dtype: *d1, value: None })
+            }
+        }
         _ => StructInfo::object(),
     }
 }

@@ -92,7 +92,7 @@ pub fn wf16_prim_value_contents(m: &IRModule) -> Vec<Diagnostic> {
 pub fn wf17_prim_struct_info_dtype(m: &IRModule) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for_each_struct_info(m, &mut |s| {
-        if let StructInfoKind::Prim { dtype } = &*s.kind {
+        if let StructInfoKind::Prim { dtype, .. } = &*s.kind {
             if !matches!(dtype.code, TypeCode::Int | TypeCode::UInt | TypeCode::Float) {
                 out.push(
                     Diagnostic::error("WF-17", format!("R.Prim with dtype {dtype}"), s.span)
@@ -152,7 +152,9 @@ pub fn wf18_data_types(m: &IRModule) -> Vec<Diagnostic> {
                 ds.iter().for_each(|d| prim_dtypes(d, &mut |t, sp| check(t, sp, &mut out)));
             }
         }
-        StructInfoKind::Prim { dtype } if matches!(dtype.code, TypeCode::Int | TypeCode::UInt | TypeCode::Float) => {
+        StructInfoKind::Prim { dtype, .. }
+            if matches!(dtype.code, TypeCode::Int | TypeCode::UInt | TypeCode::Float) =>
+        {
             check(*dtype, s.span, &mut out)
         }
         StructInfoKind::Shape { values: Some(vs), .. } => {

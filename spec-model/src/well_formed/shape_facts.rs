@@ -54,6 +54,8 @@ pub(super) enum Form<'a> {
     ShapeValues { si: &'a StructInfo, ndim: i64, values: usize },
     /// A ShapeExpr value.
     ShapeExpr,
+    /// A PrimStructInfo with a value (`R.Prim(value=n)`, S-prim-value): one dimension.
+    PrimValue,
 }
 
 /// A shape variable used in a dimension.
@@ -105,6 +107,7 @@ fn bare_dims(s: &StructInfo, out: &mut Vec<PrimVar>) {
             out.extend(ds.iter().filter_map(|d| d.as_var().cloned()))
         }
         StructInfoKind::Shape { values: Some(vs), .. } => out.extend(vs.iter().filter_map(|d| d.as_var().cloned())),
+        StructInfoKind::Prim { value: Some(v), .. } => out.extend(v.as_var().cloned()),
         StructInfoKind::Tuple { fields } => fields.iter().for_each(|f| bare_dims(f, out)),
         _ => {}
     }
@@ -146,6 +149,10 @@ impl<'a> Walk<'a> {
             StructInfoKind::Shape { values: Some(vs), ndim } => {
                 let uses = dims(vs, role, sc);
                 self.site(role, Form::ShapeValues { si: s, ndim: *ndim, values: vs.len() }, uses, sc);
+            }
+            StructInfoKind::Prim { value: Some(v), .. } => {
+                let uses = dims(std::slice::from_ref(v), role, sc);
+                self.site(role, Form::PrimValue, uses, sc);
             }
             StructInfoKind::Tuple { fields } => fields.iter().for_each(|f| self.annotation(f, role, sc)),
             StructInfoKind::Func { params, ret, .. } => {

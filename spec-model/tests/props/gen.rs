@@ -214,7 +214,10 @@ pub fn gen_si(g: &mut Gen, depth: u32) -> StructInfo {
             shape(g, n)
         }
         2 => StructInfo::object(),
-        3 => si(StructInfoKind::Prim { dtype: pick(g, &[DataType::INT64, DataType::FLOAT32, DataType::bool()]) }),
+        3 => si(StructInfoKind::Prim {
+            dtype: pick(g, &[DataType::INT64, DataType::FLOAT32, DataType::bool()]),
+            value: None,
+        }),
         4 => si(StructInfoKind::Tuple { fields: (0..u32::arbitrary(g) % 3).map(|_| gen_si(g, depth - 1)).collect() }),
         5 => si(StructInfoKind::Func {
             params: Some((0..u32::arbitrary(g) % 3).map(|_| gen_si(g, depth - 1)).collect()),

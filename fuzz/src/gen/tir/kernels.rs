@@ -89,7 +89,11 @@ pub fn ewise(u: &mut Unstructured, name: &str, ins: &[Operand], out: &Operand, p
                 kinds[rank - 1] = g.choose(&[ForKind::Vectorized, ForKind::Unroll], ForKind::Serial);
             }
             if rank > 1 && g.coin(1, 4) {
-                kinds[0] = ForKind::Parallel;
+                // A GPU-scheduled kernel binds its outer loop to a thread axis.
+                kinds[0] = g.choose(
+                    &[ForKind::Parallel, ForKind::ThreadBinding("blockIdx.x"), ForKind::ThreadBinding("threadIdx.x")],
+                    ForKind::Parallel,
+                );
             }
             let mut ext = extents.clone();
             if plain && rank > 0 && g.coin(1, 3) {

@@ -125,6 +125,7 @@ fn signature_strings<'e>(e: &'e PyExpr, out: &mut Vec<&'e PyExpr>) {
     };
     match head.as_deref() {
         Some("R.Tensor") | Some("R.Shape") => dims(args.first().or(kw("shape")).or(kw("values")), out),
+        Some("R.Prim") => out.extend(kw("value").filter(|v| matches!(v.kind, PyExprKind::Str(_)))),
         Some("R.Tuple") => match args {
             [PyExpr { kind: PyExprKind::List(items), .. }] => items.iter().for_each(|i| signature_strings(i, out)),
             _ => args.iter().for_each(|a| signature_strings(a, out)),

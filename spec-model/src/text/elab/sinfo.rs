@@ -49,7 +49,7 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
         // `PrimType`) so; it is `R.Prim("int64")`.
         Some(["T", d]) if !matches!(e.kind, PyExprKind::Call { .. }) && super::prim::t_dtype(d).is_some() => {
             let dtype = super::prim::t_dtype(d).unwrap_or(DataType::INT64);
-            return Ok(StructInfo::new(StructInfoKind::Prim { dtype }, span));
+            return Ok(StructInfo::new(StructInfoKind::Prim { dtype, value: None }, span));
         }
         _ => {
             return Err(ParseError::syntax(
@@ -68,9 +68,43 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
             StructInfoKind::Object
         }
         "Prim" => {
-            let a = bind_args(&callee, span, &["dtype"], args, keywords)?;
-            let d = a[0].ok_or_else(|| ParseError::syntax("`R.Prim` needs a dtype: `R.Prim(\"int64\")`", span))?;
-            StructInfoKind::Prim { dtype: expect_dtype(d)? }
+            let a = bind_args(&callee, span, &["dtype", "value"], args, keywords)?;
+            // `R.Prim(value=n)` / `R.Prim(value="n * 2")`: a primitive value known as a
+            // shape expression (TVM's extension; its dtype is the expression's).
+            let value = match a[1] {
+                None | Some(PyExpr { kind: PyExprKind::NoneLit, .. }) => None,
+                Some(v) => {
+                    let e = prim_expr(ctx, v, NameMode::Resolve)?;
+                    if e.dtype().is_float() {
+                        return Err(ParseError::syntax(
+                            "`R.Prim(value=...)` holds an integer shape expression, not a float",
+                            v.span,
+                        ));
+                    }
+                    Some(e)
+                }
+            };
+            let dtype = match (a[0], &value) {
+                (Some(d), None) => expect_dtype(d)?,
+                (Some(d), Some(v)) => {
+                    let dtype = expect_dtype(d)?;
+                    if dtype != v.dtype() {
+                        return Err(ParseError::syntax(
+                            format!("`R.Prim` of dtype {dtype} with a value of dtype {}", v.dtype()),
+                            d.span,
+                        ));
+                    }
+                    dtype
+                }
+                (None, Some(v)) => v.dtype(),
+                (None, None) => {
+                    return Err(ParseError::syntax(
+                        "`R.Prim` needs a dtype or a value: `R.Prim(\"int64\")`, `R.Prim(value=n)`",
+                        span,
+                    ))
+                }
+            };
+            StructInfoKind::Prim { dtype, value }
         }
         "Tensor" => tensor(ctx, &callee, span, args, keywords)?,
         "Shape" => {

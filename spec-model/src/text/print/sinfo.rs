@@ -59,7 +59,8 @@ impl RelaxPrinter {
     pub(crate) fn sinfo(&self, s: &StructInfo, sig: bool) -> Doc {
         match &*s.kind {
             StructInfoKind::Object => txt("R.Object"),
-            StructInfoKind::Prim { dtype } => call("R.Prim", vec![txt(string_lit(&dtype.to_string()))]),
+            StructInfoKind::Prim { dtype, value: None } => call("R.Prim", vec![txt(string_lit(&dtype.to_string()))]),
+            StructInfoKind::Prim { value: Some(v), .. } => call("R.Prim", vec![txt("value=").append(self.dim(v, sig))]),
             StructInfoKind::Shape { values: Some(vs), ndim } => {
                 let mut args = vec![list(self.dims(vs, sig))];
                 if *ndim != vs.len() as i64 {

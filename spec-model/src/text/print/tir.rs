@@ -333,13 +333,18 @@ impl TirPrinter {
                 ForKind::Parallel => "T.parallel",
                 ForKind::Unroll => "T.unroll",
                 ForKind::Vectorized => "T.vectorized",
+                ForKind::ThreadBinding(_) => "T.thread_binding",
             };
-            if is_zero_of(begin, end.dtype()) {
-                call(f, vec![self.expr(end)])
+            let mut args = if is_zero_of(begin, end.dtype()) {
+                vec![self.expr(end)]
             } else {
                 let (b, e) = self.pair(begin, end);
-                call(f, vec![b, e])
+                vec![b, e]
+            };
+            if let ForKind::ThreadBinding(tag) = kind {
+                args.push(txt(format!("thread={}", string_lit(tag))));
             }
+            call(f, args)
         };
         let header = txt(format!("for {} in ", vars.join(", "))).append(iter);
         block(header, self.stmts(body))

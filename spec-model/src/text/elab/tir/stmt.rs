@@ -360,8 +360,24 @@ impl Tir {
         let Some((name, args, keywords)) = call_parts(iter) else {
             return Err(ParseError::syntax("expected `range(...)`, `T.serial(...)` or `T.grid(...)`", iter.span));
         };
-        if let Some(k) = keywords.first() {
-            return Err(ParseError::syntax("loop ranges take no keyword arguments", k.name_span));
+        // `T.thread_binding(n, thread="threadIdx.x")` is the one range with a keyword.
+        let mut thread = None;
+        for k in keywords {
+            if name != "T.thread_binding" || k.name != "thread" || thread.is_some() {
+                return Err(ParseError::syntax(
+                    "loop ranges take no keyword arguments (but `thread=` on `T.thread_binding`)",
+                    k.name_span,
+                ));
+            }
+            let tag = expect_str(&k.value, "a thread axis")?;
+            let Some(tag) = crate::grammar::tir::THREAD_TAGS.iter().copied().find(|t| *t == tag) else {
+                return Err(ParseError::syntax(format!("`{tag}` is not a thread axis"), k.value.span)
+                    .with_note(format!("thread axes: {}", crate::grammar::tir::THREAD_TAGS.join(", "))));
+            };
+            thread = Some(tag);
+        }
+        if name == "T.thread_binding" && thread.is_none() {
+            return Err(ParseError::syntax("`T.thread_binding` needs `thread=\"...\"`", iter.span));
         }
         let targets: Vec<&PyExpr> = match &target.kind {
             PyExprKind::Tuple(t) => t.iter().collect(),
@@ -379,7 +395,7 @@ impl Tir {
                 }
                 ForKind::Serial
             }
-            "range" | "T.serial" | "T.parallel" | "T.unroll" | "T.vectorized" => {
+            "range" | "T.serial" | "T.parallel" | "T.unroll" | "T.vectorized" | "T.thread_binding" => {
                 if targets.len() != 1 {
                     return Err(ParseError::syntax("this loop has one variable", target.span));
                 }
@@ -401,6 +417,7 @@ impl Tir {
                     "T.parallel" => ForKind::Parallel,
                     "T.unroll" => ForKind::Unroll,
                     "T.vectorized" => ForKind::Vectorized,
+                    "T.thread_binding" => ForKind::ThreadBinding(thread.unwrap_or("blockIdx.x")),
                     _ => ForKind::Serial,
                 }
             }
