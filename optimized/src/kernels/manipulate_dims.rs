@@ -308,8 +308,8 @@ impl Kernel for Flip {
         let s = x.shape();
         let mut up = strides(s);
         let mut down = vec![0; s.len()];
-        // Only read when the tensor is not empty, so `s[ax] >= 1`.
-        let base = (s[ax].max(1) as usize - 1) * up[ax];
+        // The view is read only when the tensor is not empty (then this is exact).
+        let base = if x.numel() == 0 { 0 } else { (s[ax] as usize - 1) * up[ax] };
         down[ax] = up[ax];
         up[ax] = 0;
         from_view(cx, x, s, s, (base, &up, &down))
