@@ -9,6 +9,7 @@ mod chains;
 mod exprs;
 mod funcs;
 mod inputs;
+mod manipulate_dims;
 pub mod ops;
 pub mod tir;
 pub mod tircall;

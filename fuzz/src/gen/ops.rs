@@ -359,7 +359,8 @@ impl<'a> Gen<'a, '_> {
             }
             Op::StridedSlice => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 1);
-                let lits: Vec<usize> = (0..xd.len()).filter(|&i| xd[i].as_lit().is_some()).collect();
+                // Not a 0 dimension (a part `split` cut empty): there is no begin below it.
+                let lits: Vec<usize> = (0..xd.len()).filter(|&i| xd[i].as_lit().is_some_and(|d| d >= 1)).collect();
                 let axis = self.choose(&lits)?;
                 let d = xd[axis].as_lit()?;
                 let b = self.range(0, d - 1);
@@ -405,6 +406,18 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x, idx], attrs), Ty::tensor(out, dt))
             }
+            Op::ZerosLike
+            | Op::OnesLike
+            | Op::FullLike
+            | Op::Squeeze
+            | Op::ExpandDims
+            | Op::Flatten
+            | Op::Flip
+            | Op::Tril
+            | Op::Triu
+            | Op::Tile
+            | Op::Repeat
+            | Op::CollapseSumLike => return self.manipulate_dims_call(this, sc),
             Op::Zeros | Op::Ones => {
                 let dtype = self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?;
                 let shapes = sc.vars_where(|t| matches!(t, Ty::Shape(ds) if self.fits(ds)));

@@ -15,6 +15,7 @@ pub mod lanes;
 pub mod layout;
 pub mod linalg;
 pub mod manipulate;
+pub mod manipulate_dims;
 pub mod reduce;
 pub mod simd;
 
@@ -297,6 +298,18 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Split => kernel(manipulate::split(l)),
         Op::StridedSlice => kernel(manipulate::strided_slice(l)),
         Op::Take => kernel(manipulate::take(l)),
+        Op::ZerosLike => kernel(manipulate_dims::zeros_ones_like(l, false)),
+        Op::OnesLike => kernel(manipulate_dims::zeros_ones_like(l, true)),
+        Op::FullLike => kernel(manipulate_dims::full_like(l)),
+        Op::Squeeze => kernel(manipulate_dims::squeeze(l)),
+        Op::ExpandDims => kernel(manipulate_dims::expand_dims(l)),
+        Op::Flatten => kernel(manipulate_dims::flatten(l)),
+        Op::Flip => kernel(manipulate_dims::flip(l)),
+        Op::Tril => kernel(manipulate_dims::tril_triu(l, true)),
+        Op::Triu => kernel(manipulate_dims::tril_triu(l, false)),
+        Op::Tile => kernel(manipulate_dims::tile(l)),
+        Op::Repeat => kernel(manipulate_dims::repeat(l)),
+        Op::CollapseSumLike => kernel(manipulate_dims::collapse_sum_like(l)),
         Op::Zeros => kernel(create::zeros_ones(l, false)),
         Op::Ones => kernel(create::zeros_ones(l, true)),
         Op::Full => kernel(create::full(l)),

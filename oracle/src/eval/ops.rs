@@ -6,7 +6,7 @@
 use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
-use super::kernels::{create, linalg, manipulate, Cx};
+use super::kernels::{create, linalg, manipulate, manipulate_dims, Cx};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -109,6 +109,18 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Split => manipulate::split(&cx, args),
         Op::StridedSlice => manipulate::strided_slice(&cx, args),
         Op::Take => manipulate::take(&cx, args),
+        Op::ZerosLike => manipulate_dims::zeros_ones_like(&cx, args, false),
+        Op::OnesLike => manipulate_dims::zeros_ones_like(&cx, args, true),
+        Op::FullLike => manipulate_dims::full_like(&cx, args),
+        Op::Squeeze => manipulate_dims::squeeze(&cx, args),
+        Op::ExpandDims => manipulate_dims::expand_dims(&cx, args),
+        Op::Flatten => manipulate_dims::flatten(&cx, args),
+        Op::Flip => manipulate_dims::flip(&cx, args),
+        Op::Tril => manipulate_dims::tril_triu(&cx, args, true),
+        Op::Triu => manipulate_dims::tril_triu(&cx, args, false),
+        Op::Tile => manipulate_dims::tile(&cx, args),
+        Op::Repeat => manipulate_dims::repeat(&cx, args),
+        Op::CollapseSumLike => manipulate_dims::collapse_sum_like(&cx, args),
         Op::Zeros => create::zeros_ones(&cx, args, false),
         Op::Ones => create::zeros_ones(&cx, args, true),
         Op::Full => create::full(&cx, args),

@@ -100,6 +100,12 @@ pub mod schemas {
     pub const STRIDED_SLICE: &[AttrSpec] =
         &[req("axes", IntList), req("begin", IntList), req("end", IntList), opt("strides", OptIntList)];
     pub const TAKE: &[AttrSpec] = &[opt("axis", OptInt)];
+    pub const LIKE: &[AttrSpec] = &[opt("dtype", DType)];
+    pub const SQUEEZE: &[AttrSpec] = &[opt("axis", Axes)];
+    pub const EXPAND_DIMS: &[AttrSpec] = &[req("axis", IntOrIntList)];
+    pub const FLIP: &[AttrSpec] = &[req("axis", Int)];
+    pub const TILE: &[AttrSpec] = &[req("repeats", IntOrIntList)];
+    pub const REPEAT: &[AttrSpec] = &[req("repeats", Int), opt("axis", OptInt)];
     pub const CREATE: &[AttrSpec] = &[req("dtype", DType)];
     pub const FULL: &[AttrSpec] = &[opt("dtype", DType)];
     pub const ARANGE: &[AttrSpec] = &[opt("dtype", DType)];

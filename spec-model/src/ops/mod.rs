@@ -14,6 +14,7 @@ mod elementwise;
 mod infer;
 mod linalg;
 mod manipulate;
+mod manipulate_dims;
 mod special;
 mod syntax;
 mod table;

@@ -283,6 +283,69 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: manipulate::take,
                 summary: "take(x, indices, axis): gathers entries of x along axis at integer indices.",
             }
+            // Dimension manipulation and creation-like
+            ZerosLike = "zeros_like" {
+                pure: true, arity: Exactly(1), attrs: s::LIKE, sig: Some(&[Expr("x"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::zeros_ones_like,
+                summary: "zeros_like(x, dtype): a new tensor of zeros of x's shape, of dtype (default x's).",
+            }
+            OnesLike = "ones_like" {
+                pure: true, arity: Exactly(1), attrs: s::LIKE, sig: Some(&[Expr("x"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::zeros_ones_like,
+                summary: "ones_like(x, dtype): a new tensor of ones of x's shape, of dtype (default x's).",
+            }
+            FullLike = "full_like" {
+                pure: true, arity: Exactly(2), attrs: s::LIKE,
+                sig: Some(&[Expr("x"), Expr("fill_value"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::full_like,
+                summary: "full_like(x, fill_value, dtype): a new tensor of x's shape filled with the scalar fill_value, of dtype (default x's).",
+            }
+            Squeeze = "squeeze" {
+                pure: true, arity: Exactly(1), attrs: s::SQUEEZE, sig: Some(&[Expr("x"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::squeeze,
+                summary: "squeeze(x, axis): removes the given axes, which must have length 1 (None: every axis of length 1).",
+            }
+            ExpandDims = "expand_dims" {
+                pure: true, arity: Exactly(1), attrs: s::EXPAND_DIMS, sig: Some(&[Expr("x"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::expand_dims,
+                summary: "expand_dims(x, axis): inserts dimensions of length 1 at the given axes of the result.",
+            }
+            Flatten = "flatten" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::flatten,
+                summary: "flatten(x): x's elements in row-major order as a 1-D tensor.",
+            }
+            Flip = "flip" {
+                pure: true, arity: Exactly(1), attrs: s::FLIP, sig: Some(&[Expr("data"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::flip,
+                summary: "flip(data, axis): data with the order of its elements along axis reversed.",
+            }
+            Tril = "tril" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Expr("k")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::tril_triu,
+                summary: "tril(x, k): the lower triangle of each matrix (last two dims): elements with j - i <= k kept, others 0.",
+            }
+            Triu = "triu" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Expr("k")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::tril_triu,
+                summary: "triu(x, k): the upper triangle of each matrix (last two dims): elements with j - i >= k kept, others 0.",
+            }
+            Tile = "tile" {
+                pure: true, arity: Exactly(1), attrs: s::TILE, sig: Some(&[Expr("data"), Attr("repeats")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::tile,
+                summary: "tile(data, repeats): data repeated repeats[i] times along each dimension (NumPy tile).",
+            }
+            Repeat = "repeat" {
+                pure: true, arity: Exactly(1), attrs: s::REPEAT,
+                sig: Some(&[Expr("data"), Attr("repeats"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::repeat,
+                summary: "repeat(data, repeats, axis): each element repeated along axis (None: of the flattened data).",
+            }
+            CollapseSumLike = "collapse_sum_like" {
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("data"), Expr("collapse_target")]),
+                sinfo_args: false, minus_one: &[], infer: manipulate_dims::collapse_sum_like,
+                summary: "collapse_sum_like(data, collapse_target): data summed down to collapse_target's shape (the reverse of broadcasting).",
+            }
             // Creation
             Zeros = "zeros" {
                 pure: true, arity: Exactly(1), attrs: s::CREATE, sig: Some(&[Shape("shape"), Attr("dtype")]),

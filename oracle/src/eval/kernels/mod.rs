@@ -12,6 +12,7 @@ mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
+pub(crate) mod manipulate_dims;
 pub(crate) mod reduce;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
