@@ -172,7 +172,7 @@ pub fn flip(cx: &mut Infer) -> Result<StructInfo, OpError> {
 pub fn tril_triu(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     match &*cx.args[1].kind {
-        StructInfoKind::Prim { dtype } if dtype.is_void() || dtype.is_int() || dtype.is_uint() => {}
+        StructInfoKind::Prim { dtype, .. } if dtype.is_void() || dtype.is_int() || dtype.is_uint() => {}
         _ => {
             let got = crate::text::print_struct_info(&cx.args[1]);
             return Err(cx.error(format!("the diagonal `k` must be an integer PrimValue, got {got}")));
