@@ -575,7 +575,7 @@ mod tests {
     }
 
     fn kind(r: Result<Value>) -> ErrorKind {
-        r.err().expect("an error").kind
+        r.expect_err("an error").kind
     }
 
     #[test]
@@ -583,13 +583,19 @@ mod tests {
         let m = Memory::new(1 << 30);
         let x = iota(&[2, 3], &m);
         let axis = |a: i64| with(&[("axis", AttrValue::Int(a))]);
-        assert_eq!(got(run(Op::Flip, &axis(-1), &[x.clone()], &m, 1)), (vec![2, 3], vec![2, 1, 0, 5, 4, 3]));
-        assert_eq!(got(run(Op::Flip, &axis(0), &[x.clone()], &m, 1)), (vec![2, 3], vec![3, 4, 5, 0, 1, 2]));
+        assert_eq!(
+            got(run(Op::Flip, &axis(-1), std::slice::from_ref(&x), &m, 1)),
+            (vec![2, 3], vec![2, 1, 0, 5, 4, 3])
+        );
+        assert_eq!(got(run(Op::Flip, &axis(0), std::slice::from_ref(&x), &m, 1)), (vec![2, 3], vec![3, 4, 5, 0, 1, 2]));
         let reps = with(&[("repeats", list(&[2, 1, 2]))]);
-        let (s, v) = got(run(Op::Tile, &reps, &[x.clone()], &m, 1));
+        let (s, v) = got(run(Op::Tile, &reps, std::slice::from_ref(&x), &m, 1));
         assert_eq!((s, &v[..6]), (vec![2, 2, 6], &[0, 1, 2, 0, 1, 2][..]));
         let rep = with(&[("repeats", AttrValue::Int(2)), ("axis", AttrValue::Int(1))]);
-        assert_eq!(got(run(Op::Repeat, &rep, &[x.clone()], &m, 1)).1, vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+        assert_eq!(
+            got(run(Op::Repeat, &rep, std::slice::from_ref(&x), &m, 1)).1,
+            vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        );
         let k = |k: i64| Value::Prim(Prim::Int(k, DataType::INT64));
         let none = Attrs::default();
         assert_eq!(got(run(Op::Tril, &none, &[x.clone(), k(0)], &m, 1)).1, vec![0, 0, 0, 3, 4, 0]);
@@ -601,8 +607,14 @@ mod tests {
         let scalar = iota(&[], &m);
         assert_eq!(got(run(Op::CollapseSumLike, &none, &[x.clone(), scalar], &m, 1)), (vec![], vec![15]));
         // Errors: a non-1 axis, a negative count, rank below 2, a higher-rank target.
-        assert_eq!(kind(run(Op::Squeeze, &with(&[("axis", list(&[0]))]), &[x.clone()], &m, 1)), ErrorKind::OpError);
-        assert_eq!(kind(run(Op::Tile, &with(&[("repeats", list(&[-1]))]), &[x.clone()], &m, 1)), ErrorKind::OpError);
+        assert_eq!(
+            kind(run(Op::Squeeze, &with(&[("axis", list(&[0]))]), std::slice::from_ref(&x), &m, 1)),
+            ErrorKind::OpError
+        );
+        assert_eq!(
+            kind(run(Op::Tile, &with(&[("repeats", list(&[-1]))]), std::slice::from_ref(&x), &m, 1)),
+            ErrorKind::OpError
+        );
         assert_eq!(kind(run(Op::Tril, &none, &[iota(&[3], &m), k(0)], &m, 1)), ErrorKind::OpError);
         assert_eq!(kind(run(Op::CollapseSumLike, &none, &[iota(&[3], &m), x.clone()], &m, 1)), ErrorKind::OpError);
         assert_eq!(kind(run(Op::Flip, &none, &[x], &m, 1)), ErrorKind::OpError);
@@ -639,7 +651,7 @@ mod tests {
         let axis = |a: i64| with(&[("axis", AttrValue::Int(a))]);
         for op in [Op::Flip, Op::Squeeze, Op::Flatten, Op::ZerosLike] {
             let a = if op == Op::Flip { axis(2) } else { Attrs::default() };
-            assert!(run(op, &a, &[empty.clone()], &m, 2).is_ok(), "{op}");
+            assert!(run(op, &a, std::slice::from_ref(&empty), &m, 2).is_ok(), "{op}");
         }
         let tiny = iota(&[2], &m);
         let huge = with(&[("repeats", AttrValue::Int(i64::MAX))]);

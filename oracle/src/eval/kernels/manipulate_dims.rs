@@ -294,18 +294,18 @@ mod tests {
     #[test]
     fn values_by_hand() {
         let x = iota(&[2, 3]);
-        let (s, d) = got(run(Op::Tile, &[("repeats", list(&[2]))], &[x.clone()]));
+        let (s, d) = got(run(Op::Tile, &[("repeats", list(&[2]))], std::slice::from_ref(&x)));
         assert_eq!((s, d), (vec![2, 6], TensorData::I32(vec![0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5])));
-        let (s, d) = got(run(Op::Repeat, &[("repeats", AttrValue::Int(2))], &[x.clone()]));
+        let (s, d) = got(run(Op::Repeat, &[("repeats", AttrValue::Int(2))], std::slice::from_ref(&x)));
         assert_eq!((s, d), (vec![12], TensorData::I32(vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])));
-        let (_, d) = got(run(Op::Flip, &[("axis", AttrValue::Int(0))], &[x.clone()]));
+        let (_, d) = got(run(Op::Flip, &[("axis", AttrValue::Int(0))], std::slice::from_ref(&x)));
         assert_eq!(d, TensorData::I32(vec![3, 4, 5, 0, 1, 2]));
         let k = Value::Prim(PrimScalar::Int(-1, DataType::INT64));
         let (_, d) = got(run(Op::Tril, &[], &[x.clone(), k]));
         assert_eq!(d, TensorData::I32(vec![0, 0, 0, 3, 0, 0]));
         let (s, d) = got(run(Op::CollapseSumLike, &[], &[x.clone(), iota(&[2, 1])]));
         assert_eq!((s, d), (vec![2, 1], TensorData::I32(vec![3, 12])));
-        let (s, _) = got(run(Op::ExpandDims, &[("axis", list(&[-1, 0]))], &[x.clone()]));
+        let (s, _) = got(run(Op::ExpandDims, &[("axis", list(&[-1, 0]))], std::slice::from_ref(&x)));
         assert_eq!(s, vec![1, 2, 3, 1]);
         let (s, _) = got(run(Op::Squeeze, &[], &[iota(&[1, 2, 1])]));
         assert_eq!(s, vec![2]);
@@ -316,7 +316,8 @@ mod tests {
     #[test]
     fn errors_are_op_errors_of_the_rule() {
         let x = iota(&[2, 3]);
-        let cases: Vec<(Op, Vec<(&str, AttrValue)>, Vec<Value>)> = vec![
+        type Case<'a> = (Op, Vec<(&'a str, AttrValue)>, Vec<Value>);
+        let cases: Vec<Case> = vec![
             (Op::Squeeze, vec![("axis", list(&[1]))], vec![x.clone()]),
             (Op::Squeeze, vec![("axis", list(&[0, 0]))], vec![iota(&[1, 1])]),
             (Op::ExpandDims, vec![("axis", list(&[3]))], vec![x.clone()]),
