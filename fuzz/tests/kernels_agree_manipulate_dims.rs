@@ -270,10 +270,7 @@ fn gen_full_like(rng: &mut Rng) -> Case {
     dtype_attr(rng, &mut attrs);
     let fill = match rng.below(10) {
         0 => Value::Prim(PrimScalar::Int(rng.pick(&EXTREMES), DataType::INT64)),
-        1 => Value::Prim(PrimScalar::Float(
-            rng.pick(&[f64::NAN, 0.5, -3.75, 1e300, f64::INFINITY]),
-            DataType::FLOAT32,
-        )),
+        1 => Value::Prim(PrimScalar::Float(rng.pick(&[f64::NAN, 0.5, -3.75, 1e300, f64::INFINITY]), DataType::FLOAT32)),
         2 => Value::Prim(PrimScalar::Bool(rng.pct(50))),
         3 => {
             let fd = rng.pick(&DTYPES);
@@ -604,7 +601,6 @@ fn agree(op: Op, gen: fn(&mut Rng) -> Case) {
     // The generator must reach both outcomes, or the test says little.
     assert!(tally.values >= cases / 5 && tally.errors >= cases / 20, "{op}: too one-sided a sample");
 }
-
 
 #[test]
 fn zeros_like_agrees() {

@@ -49,7 +49,8 @@ impl Gen<'_, '_> {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
                 let (attrs, to) = match self.pick(3) {
                     0 => {
-                        let to = self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::BOOL, DataType::float(16)])?;
+                        let to =
+                            self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::BOOL, DataType::float(16)])?;
                         (dtype_attr("dtype", to), to)
                     }
                     _ => (no(), dt),
@@ -81,7 +82,11 @@ impl Gen<'_, '_> {
                     _ if !ones.is_empty() => {
                         let chosen: Vec<usize> = ones.iter().copied().filter(|_| self.chance(2, 3)).collect();
                         let written: Vec<i64> = chosen.iter().map(|&a| self.written_axis(a, r)).collect();
-                        let v = if written.len() == 1 && self.chance(1, 2) { AttrValue::Int(written[0]) } else { ints(&written) };
+                        let v = if written.len() == 1 && self.chance(1, 2) {
+                            AttrValue::Int(written[0])
+                        } else {
+                            ints(&written)
+                        };
                         (attr("axis", v), chosen)
                     }
                     _ => (attr("axis", ints(&[])), Vec::new()),
@@ -106,7 +111,9 @@ impl Gen<'_, '_> {
                 let written: Vec<i64> = at.iter().map(|&a| self.written_axis(a, n)).collect();
                 let mut rest = xd.iter();
                 let out =
-                    (0..n).map(|i| if at.contains(&i) { Dim::lit(1) } else { rest.next().cloned().unwrap_or(Dim::lit(1)) });
+                    (0..n).map(
+                        |i| if at.contains(&i) { Dim::lit(1) } else { rest.next().cloned().unwrap_or(Dim::lit(1)) },
+                    );
                 let v = if k == 1 && self.chance(1, 2) { AttrValue::Int(written[0]) } else { ints(&written) };
                 (op(vec![x], attr("axis", v)), Ty::tensor(out.collect(), dt))
             }

@@ -30,7 +30,9 @@ type DtypeAttr = std::result::Result<Option<DataType>, String>;
 /// The dtype of a `*_like` result: the attribute, else the operand's.
 fn like_dtype(cx: &KernelCx, attr: &DtypeAttr, own: DType) -> Result<DType> {
     match attr {
-        Ok(Some(d)) if !d.is_void() => DType::of(*d).ok_or_else(|| cx.error(format!("dtype {d} has no tensor storage"))),
+        Ok(Some(d)) if !d.is_void() => {
+            DType::of(*d).ok_or_else(|| cx.error(format!("dtype {d} has no tensor storage")))
+        }
         Ok(_) => Ok(own),
         Err(m) => Err(cx.error(m.clone())),
     }
@@ -41,9 +43,8 @@ fn filled<T: Num>(cx: &KernelCx, shape: &[u64], dtype: DType, value: T) -> Resul
     created(cx, shape)?;
     let out = cx.alloc_for_overwrite(dtype, shape)?;
     let exec = Exec::of(cx);
-    let threaded = parallel_chunks_mut(cx.threads_for(out.numel()), &mut write::<T>(cx, &out)?, MIN_CHUNK, |_, p| {
-        p.fill(value)
-    });
+    let threaded =
+        parallel_chunks_mut(cx.threads_for(out.numel()), &mut write::<T>(cx, &out)?, MIN_CHUNK, |_, p| p.fill(value));
     exec.record(out.numel(), threaded);
     Ok(Value::tensor(out))
 }
@@ -481,7 +482,12 @@ impl Kernel for CollapseSumLike {
             return Err(cx.error(format!("cannot collapse rank {} to the higher rank {}", ds.len(), ts.len())));
         };
         if let Some(i) = (0..ts.len()).find(|&i| ts[i] != ds[lead + i] && ts[i] != 1) {
-            return Err(cx.error(format!("data dimension {} ({}) cannot be summed to {}", lead + i, ds[lead + i], ts[i])));
+            return Err(cx.error(format!(
+                "data dimension {} ({}) cannot be summed to {}",
+                lead + i,
+                ds[lead + i],
+                ts[i]
+            )));
         }
         created(cx, ts)?;
         let out = cx.alloc(data.dtype(), ts)?;
@@ -489,7 +495,8 @@ impl Kernel for CollapseSumLike {
             return Ok(Value::tensor(out));
         }
         let ost = strides(ts);
-        let to: Vec<usize> = (0..ds.len()).map(|i| if i < lead || ts[i - lead] == 1 { 0 } else { ost[i - lead] }).collect();
+        let to: Vec<usize> =
+            (0..ds.len()).map(|i| if i < lead || ts[i - lead] == 1 { 0 } else { ost[i - lead] }).collect();
         let from = strides(ds);
         let ok = with_num!(data.dtype(), T => {
             collapse::<T>(&read::<T>(cx, data, "the data")?, &mut write::<T>(cx, &out)?, ds, &from, &to)
@@ -521,4 +528,133 @@ fn collapse<T: Num>(src: &[T], dst: &mut [T], shape: &[u64], from: &[usize], to:
         }
     });
     ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{lower, Lowered};
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::Memory;
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+    use std::rc::Rc;
+
+    fn iota(shape: &[u64], m: &Rc<Memory>) -> Value {
+        let n = crate::tensor::element_count(shape).unwrap();
+        let values: Vec<i32> = (0..n as i32).collect();
+        Value::tensor(Tensor::from_slice(DType::I32, shape, &values, m).unwrap())
+    }
+
+    fn with(pairs: &[(&str, AttrValue)]) -> Attrs {
+        let mut a = Attrs::default();
+        for (k, v) in pairs {
+            a.insert(*k, v.clone());
+        }
+        a
+    }
+
+    fn list(xs: &[i64]) -> AttrValue {
+        AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+    }
+
+    /// Runs `op` on `threads` threads, splitting outputs of 2 elements or more.
+    fn run(op: Op, a: &Attrs, args: &[Value], m: &Rc<Memory>, threads: usize) -> Result<Value> {
+        let Lowered::Kernel(k) = lower(&Lowering { op, attrs: a, args: &vec![None; args.len()] }) else {
+            panic!("a kernel")
+        };
+        k.run(&KernelCx { op, span: Span::SYNTHETIC, memory: m, threads, parallel_min: 2 }, args)
+    }
+
+    fn got(r: Result<Value>) -> (Vec<u64>, Vec<i32>) {
+        match r.unwrap() {
+            Value::Tensor(t) => (t.shape().to_vec(), t.elements::<i32>().unwrap().to_vec()),
+            other => panic!("not a tensor: {other:?}"),
+        }
+    }
+
+    fn kind(r: Result<Value>) -> ErrorKind {
+        r.expect_err("an error").kind
+    }
+
+    #[test]
+    fn small_cases_by_hand() {
+        let m = Memory::new(1 << 30);
+        let x = iota(&[2, 3], &m);
+        let axis = |a: i64| with(&[("axis", AttrValue::Int(a))]);
+        assert_eq!(
+            got(run(Op::Flip, &axis(-1), std::slice::from_ref(&x), &m, 1)),
+            (vec![2, 3], vec![2, 1, 0, 5, 4, 3])
+        );
+        assert_eq!(got(run(Op::Flip, &axis(0), std::slice::from_ref(&x), &m, 1)), (vec![2, 3], vec![3, 4, 5, 0, 1, 2]));
+        let reps = with(&[("repeats", list(&[2, 1, 2]))]);
+        let (s, v) = got(run(Op::Tile, &reps, std::slice::from_ref(&x), &m, 1));
+        assert_eq!((s, &v[..6]), (vec![2, 2, 6], &[0, 1, 2, 0, 1, 2][..]));
+        let rep = with(&[("repeats", AttrValue::Int(2)), ("axis", AttrValue::Int(1))]);
+        assert_eq!(
+            got(run(Op::Repeat, &rep, std::slice::from_ref(&x), &m, 1)).1,
+            vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        );
+        let k = |k: i64| Value::Prim(Prim::Int(k, DataType::INT64));
+        let none = Attrs::default();
+        assert_eq!(got(run(Op::Tril, &none, &[x.clone(), k(0)], &m, 1)).1, vec![0, 0, 0, 3, 4, 0]);
+        assert_eq!(got(run(Op::Triu, &none, &[x.clone(), k(1)], &m, 1)).1, vec![0, 1, 2, 0, 0, 5]);
+        assert_eq!(got(run(Op::Tril, &none, &[x.clone(), k(i64::MIN)], &m, 1)).1, vec![0; 6]);
+        assert_eq!(got(run(Op::Triu, &none, &[x.clone(), k(i64::MIN)], &m, 1)).1, vec![0, 1, 2, 3, 4, 5]);
+        let target = iota(&[1, 3], &m);
+        assert_eq!(got(run(Op::CollapseSumLike, &none, &[x.clone(), target], &m, 1)), (vec![1, 3], vec![3, 5, 7]));
+        let scalar = iota(&[], &m);
+        assert_eq!(got(run(Op::CollapseSumLike, &none, &[x.clone(), scalar], &m, 1)), (vec![], vec![15]));
+        // Errors: a non-1 axis, a negative count, rank below 2, a higher-rank target.
+        assert_eq!(
+            kind(run(Op::Squeeze, &with(&[("axis", list(&[0]))]), std::slice::from_ref(&x), &m, 1)),
+            ErrorKind::OpError
+        );
+        assert_eq!(
+            kind(run(Op::Tile, &with(&[("repeats", list(&[-1]))]), std::slice::from_ref(&x), &m, 1)),
+            ErrorKind::OpError
+        );
+        assert_eq!(kind(run(Op::Tril, &none, &[iota(&[3], &m), k(0)], &m, 1)), ErrorKind::OpError);
+        assert_eq!(kind(run(Op::CollapseSumLike, &none, &[iota(&[3], &m), x.clone()], &m, 1)), ErrorKind::OpError);
+        assert_eq!(kind(run(Op::Flip, &none, &[x], &m, 1)), ErrorKind::OpError);
+    }
+
+    #[test]
+    fn threads_give_the_serial_result() {
+        let m = Memory::new(1 << 30);
+        let x = iota(&[3, 5, 7], &m);
+        let k = Value::Prim(Prim::Int(-1, DataType::INT64));
+        let cases: Vec<(Op, Attrs, Vec<Value>)> = vec![
+            (Op::Flip, with(&[("axis", AttrValue::Int(1))]), vec![x.clone()]),
+            (Op::Tile, with(&[("repeats", list(&[2, 1, 3]))]), vec![x.clone()]),
+            (Op::Repeat, with(&[("repeats", AttrValue::Int(3)), ("axis", AttrValue::Int(-1))]), vec![x.clone()]),
+            (Op::Repeat, with(&[("repeats", AttrValue::Int(2))]), vec![x.clone()]),
+            (Op::Tril, Attrs::default(), vec![x.clone(), k.clone()]),
+            (Op::Triu, Attrs::default(), vec![x.clone(), k]),
+            (Op::ExpandDims, with(&[("axis", list(&[0, -1]))]), vec![x.clone()]),
+            (Op::Flatten, Attrs::default(), vec![x.clone()]),
+            (Op::OnesLike, with(&[("dtype", AttrValue::Str("int32".into()))]), vec![x.clone()]),
+        ];
+        for (op, a, args) in cases {
+            let one = got(run(op, &a, &args, &m, 1));
+            for threads in [2, 3, 8] {
+                assert_eq!(got(run(op, &a, &args, &m, threads)), one, "{op} on {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn empty_and_huge_operands_do_not_panic() {
+        let m = Memory::new(1 << 20);
+        let empty = Value::tensor(Tensor::zeros(DType::F32, &[0, 1 << 40, u64::MAX], &m).unwrap());
+        let axis = |a: i64| with(&[("axis", AttrValue::Int(a))]);
+        for op in [Op::Flip, Op::Squeeze, Op::Flatten, Op::ZerosLike] {
+            let a = if op == Op::Flip { axis(2) } else { Attrs::default() };
+            assert!(run(op, &a, std::slice::from_ref(&empty), &m, 2).is_ok(), "{op}");
+        }
+        let tiny = iota(&[2], &m);
+        let huge = with(&[("repeats", AttrValue::Int(i64::MAX))]);
+        assert!(run(Op::Repeat, &huge, &[tiny], &m, 1).err().is_some_and(|e| e.kind.is_resource()));
+    }
 }

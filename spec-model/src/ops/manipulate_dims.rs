@@ -83,10 +83,9 @@ pub fn squeeze(cx: &mut Infer) -> Result<StructInfo, OpError> {
                     (None, Verdict::NotEqual) => {
                         return Err(cx.error(format!("cannot squeeze axis {a} of length {}, never 1", show(d))))
                     }
-                    (None, Verdict::Unknown) => cx.warn(format!(
-                        "cannot prove axis {a} (of length {}) is 1; checked at run time",
-                        show(d)
-                    )),
+                    (None, Verdict::Unknown) => {
+                        cx.warn(format!("cannot prove axis {a} (of length {}) is 1; checked at run time", show(d)))
+                    }
                 }
                 remove[a] = true;
             }

@@ -142,7 +142,8 @@ pub(crate) fn tril_triu(cx: &Cx, args: &[Value], lower: bool) -> EvalResult<Valu
             j - i >= k
         }
     };
-    let data = map_data!(&x.data, v => v.iter().enumerate().map(|(e, &a)| if keep(e) { a } else { Elem::zero() }).collect());
+    let data =
+        map_data!(&x.data, v => v.iter().enumerate().map(|(e, &a)| if keep(e) { a } else { Elem::zero() }).collect());
     Ok(tensor_value(x.dtype, x.shape.clone(), data))
 }
 
@@ -257,4 +258,82 @@ fn collapse_loop<T: Elem>(v: &[T], total: usize, dst: impl Iterator<Item = usize
         out[o] = out[o].plus(*x);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec_model::grammar::{AttrValue, Attrs, NDArray, TensorData};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+
+    fn iota(shape: &[u64]) -> Value {
+        let n: u64 = shape.iter().product();
+        let data = TensorData::I32((0..n as i32).collect());
+        Value::tensor(NDArray { dtype: DataType::INT32, shape: shape.to_vec(), data })
+    }
+
+    fn run(op: Op, pairs: &[(&str, AttrValue)], args: &[Value]) -> EvalResult<Value> {
+        let mut attrs = Attrs::default();
+        for (k, v) in pairs {
+            attrs.insert(*k, v.clone());
+        }
+        crate::eval::ops::eval_op_standalone(op, args, &attrs, Span::SYNTHETIC)
+    }
+
+    fn got(r: EvalResult<Value>) -> (Vec<u64>, TensorData) {
+        let Value::Tensor(t) = r.unwrap() else { panic!("not a tensor") };
+        let t = t.borrow();
+        (t.shape.clone(), t.data.clone())
+    }
+
+    fn list(xs: &[i64]) -> AttrValue {
+        AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+    }
+
+    #[test]
+    fn values_by_hand() {
+        let x = iota(&[2, 3]);
+        let (s, d) = got(run(Op::Tile, &[("repeats", list(&[2]))], std::slice::from_ref(&x)));
+        assert_eq!((s, d), (vec![2, 6], TensorData::I32(vec![0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5])));
+        let (s, d) = got(run(Op::Repeat, &[("repeats", AttrValue::Int(2))], std::slice::from_ref(&x)));
+        assert_eq!((s, d), (vec![12], TensorData::I32(vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5])));
+        let (_, d) = got(run(Op::Flip, &[("axis", AttrValue::Int(0))], std::slice::from_ref(&x)));
+        assert_eq!(d, TensorData::I32(vec![3, 4, 5, 0, 1, 2]));
+        let k = Value::Prim(PrimScalar::Int(-1, DataType::INT64));
+        let (_, d) = got(run(Op::Tril, &[], &[x.clone(), k]));
+        assert_eq!(d, TensorData::I32(vec![0, 0, 0, 3, 0, 0]));
+        let (s, d) = got(run(Op::CollapseSumLike, &[], &[x.clone(), iota(&[2, 1])]));
+        assert_eq!((s, d), (vec![2, 1], TensorData::I32(vec![3, 12])));
+        let (s, _) = got(run(Op::ExpandDims, &[("axis", list(&[-1, 0]))], std::slice::from_ref(&x)));
+        assert_eq!(s, vec![1, 2, 3, 1]);
+        let (s, _) = got(run(Op::Squeeze, &[], &[iota(&[1, 2, 1])]));
+        assert_eq!(s, vec![2]);
+        let (s, _) = got(run(Op::Flatten, &[], &[iota(&[])]));
+        assert_eq!(s, vec![1]);
+    }
+
+    #[test]
+    fn errors_are_op_errors_of_the_rule() {
+        let x = iota(&[2, 3]);
+        type Case<'a> = (Op, Vec<(&'a str, AttrValue)>, Vec<Value>);
+        let cases: Vec<Case> = vec![
+            (Op::Squeeze, vec![("axis", list(&[1]))], vec![x.clone()]),
+            (Op::Squeeze, vec![("axis", list(&[0, 0]))], vec![iota(&[1, 1])]),
+            (Op::ExpandDims, vec![("axis", list(&[3]))], vec![x.clone()]),
+            (Op::ExpandDims, vec![], vec![x.clone()]),
+            (Op::Flip, vec![("axis", AttrValue::Int(i64::MIN))], vec![x.clone()]),
+            (Op::Tile, vec![("repeats", list(&[1, -2]))], vec![x.clone()]),
+            (Op::Repeat, vec![("repeats", AttrValue::Int(-1))], vec![x.clone()]),
+            (Op::Tril, vec![], vec![x.clone(), Value::Prim(PrimScalar::Float(0.0, DataType::FLOAT32))]),
+            (Op::Triu, vec![], vec![iota(&[4]), Value::Prim(PrimScalar::Int(0, DataType::INT64))]),
+            (Op::CollapseSumLike, vec![], vec![x.clone(), iota(&[4])]),
+            (Op::FullLike, vec![], vec![x.clone(), iota(&[1])]),
+            (Op::ZerosLike, vec![], vec![Value::Null]),
+        ];
+        for (op, a, args) in cases {
+            let e = run(op, &a, &args).err().unwrap_or_else(|| panic!("{op}: no error"));
+            assert_eq!(e.rule, op.def().rule, "{op}");
+        }
+    }
 }
