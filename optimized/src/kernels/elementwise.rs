@@ -8,6 +8,7 @@ use super::common::{broadcast, layout_bug, operand, read, write};
 use super::convert::convert;
 use super::lanes::{map_parts, select, zip2, Lane};
 use super::simd::{self, loops, Exec, FloatElem, Level};
+use super::unary_math;
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result};
@@ -49,6 +50,19 @@ pub enum Unary {
     Tanh,
     Sigmoid,
     Relu,
+    // Unary math and activations (`unary_math.rs`).
+    Erf,
+    Rsqrt,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Sign,
+    Square,
+    Gelu,
+    GeluTanh,
+    Silu,
 }
 
 /// Two tensor operands (exactly two arguments).
@@ -277,17 +291,19 @@ fn unary_fn(d: DType) -> UnaryFn {
     fn no_float(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
         match op {
             Unary::Negative | Unary::Abs | Unary::Relu => with_num!(a.dtype(), T => num_map::<T>(cx, a, op)),
-            _ => Err(not_float(cx, a.dtype())),
+            _ => with_num!(a.dtype(), T => unary_math::int_map::<T>(cx, a, op))
+                .unwrap_or_else(|| Err(not_float(cx, a.dtype()))),
         }
     }
-    fn real<T: Real>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+    fn half(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
         match op {
-            Unary::Negative | Unary::Abs | Unary::Relu => num_map::<T>(cx, a, op),
-            f => real_map::<T>(cx, a, f),
+            Unary::Negative | Unary::Abs | Unary::Relu => num_map::<half::f16>(cx, a, op),
+            f if unary_math::is_math(f) => unary_math::half_map(cx, a, f),
+            f => real_map::<half::f16>(cx, a, f),
         }
     }
     match d {
-        DType::F16 => real::<half::f16>,
+        DType::F16 => half,
         DType::F32 => float_map::<f32>,
         DType::F64 => float_map::<f64>,
         _ => no_float,

@@ -17,6 +17,7 @@ mod manipulate;
 mod special;
 mod syntax;
 mod table;
+mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
 pub use infer::{dim_op, Infer};
