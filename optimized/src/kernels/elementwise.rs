@@ -279,7 +279,10 @@ impl Kernel for LogicalNotKernel {
 /// OP-sqrt, OP-tanh, OP-sigmoid (`1 / (1 + exp(-x))`; float dtypes only; float16
 /// computed in float32 with `std`'s functions and rounded once; float32 and float64
 /// `exp` and `sigmoid` through [`simd::exp_f32`]/[`simd::exp_f64`], within 2 ulp of
-/// `std`'s `exp`). The result has the operand's shape and dtype.
+/// `std`'s `exp`). Also OP-erf, OP-rsqrt, OP-sin, OP-cos, OP-nn.gelu, OP-nn.gelu_tanh,
+/// OP-nn.silu (float dtypes only) and OP-floor, OP-ceil, OP-round, OP-sign, OP-square
+/// (any dtype), whose element functions are [`unary_math`]'s. The result has the
+/// operand's shape and dtype.
 /// Errors: not a tensor; a floating-point function of a non-float tensor.
 pub fn unary(l: &Lowering, op: Unary) -> Box<dyn Kernel> {
     Box::new(UnaryKernel { op, typed: Typed::of(l, unary_fn) })
