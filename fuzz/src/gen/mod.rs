@@ -14,6 +14,7 @@ pub mod ops;
 pub mod tir;
 pub mod tircall;
 pub mod ty;
+mod unary_math;
 
 use crate::config::Config;
 use crate::program::Module;

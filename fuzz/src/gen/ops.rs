@@ -189,6 +189,22 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x], dtype_attr("dtype", to)), Ty::tensor(xd, to))
             }
+            Op::Erf
+            | Op::Rsqrt
+            | Op::Sin
+            | Op::Cos
+            | Op::Floor
+            | Op::Ceil
+            | Op::Round
+            | Op::Sign
+            | Op::Square
+            | Op::IsNan
+            | Op::IsInf
+            | Op::Gelu
+            | Op::GeluTanh
+            | Op::Silu
+            | Op::LeakyRelu
+            | Op::Clip => return self.unary_math_call(this, sc),
             Op::Matmul => {
                 let (x, xd, dt) = self.operand(sc, num, DataType::FLOAT32, 1);
                 let k = xd[xd.len() - 1].clone();

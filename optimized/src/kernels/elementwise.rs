@@ -8,6 +8,7 @@ use super::common::{broadcast, layout_bug, operand, read, write};
 use super::convert::convert;
 use super::lanes::{map_parts, select, zip2, Lane};
 use super::simd::{self, loops, Exec, FloatElem, Level};
+use super::unary_math;
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result};
@@ -49,6 +50,19 @@ pub enum Unary {
     Tanh,
     Sigmoid,
     Relu,
+    // Unary math and activations (`unary_math.rs`).
+    Erf,
+    Rsqrt,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Sign,
+    Square,
+    Gelu,
+    GeluTanh,
+    Silu,
 }
 
 /// Two tensor operands (exactly two arguments).
@@ -265,7 +279,10 @@ impl Kernel for LogicalNotKernel {
 /// OP-sqrt, OP-tanh, OP-sigmoid (`1 / (1 + exp(-x))`; float dtypes only; float16
 /// computed in float32 with `std`'s functions and rounded once; float32 and float64
 /// `exp` and `sigmoid` through [`simd::exp_f32`]/[`simd::exp_f64`], within 2 ulp of
-/// `std`'s `exp`). The result has the operand's shape and dtype.
+/// `std`'s `exp`). Also OP-erf, OP-rsqrt, OP-sin, OP-cos, OP-nn.gelu, OP-nn.gelu_tanh,
+/// OP-nn.silu (float dtypes only) and OP-floor, OP-ceil, OP-round, OP-sign, OP-square
+/// (any dtype), whose element functions are [`unary_math`]'s. The result has the
+/// operand's shape and dtype.
 /// Errors: not a tensor; a floating-point function of a non-float tensor.
 pub fn unary(l: &Lowering, op: Unary) -> Box<dyn Kernel> {
     Box::new(UnaryKernel { op, typed: Typed::of(l, unary_fn) })
@@ -277,17 +294,19 @@ fn unary_fn(d: DType) -> UnaryFn {
     fn no_float(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
         match op {
             Unary::Negative | Unary::Abs | Unary::Relu => with_num!(a.dtype(), T => num_map::<T>(cx, a, op)),
-            _ => Err(not_float(cx, a.dtype())),
+            _ => with_num!(a.dtype(), T => unary_math::int_map::<T>(cx, a, op))
+                .unwrap_or_else(|| Err(not_float(cx, a.dtype()))),
         }
     }
-    fn real<T: Real>(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
+    fn half(cx: &KernelCx, a: &Tensor, op: Unary) -> Result<Value> {
         match op {
-            Unary::Negative | Unary::Abs | Unary::Relu => num_map::<T>(cx, a, op),
-            f => real_map::<T>(cx, a, f),
+            Unary::Negative | Unary::Abs | Unary::Relu => num_map::<half::f16>(cx, a, op),
+            f if unary_math::is_math(f) => unary_math::half_map(cx, a, f),
+            f => real_map::<half::f16>(cx, a, f),
         }
     }
     match d {
-        DType::F16 => real::<half::f16>,
+        DType::F16 => half,
         DType::F32 => float_map::<f32>,
         DType::F64 => float_map::<f64>,
         _ => no_float,

@@ -74,6 +74,19 @@ pub fn elementwise(op: Op) -> Option<Elementwise> {
         Op::Sqrt => U(Unary::Sqrt),
         Op::Tanh => U(Unary::Tanh),
         Op::Sigmoid => U(Unary::Sigmoid),
+        // Unary math and activations (issue 19): the same element functions unfused.
+        Op::Erf => U(Unary::Erf),
+        Op::Rsqrt => U(Unary::Rsqrt),
+        Op::Sin => U(Unary::Sin),
+        Op::Cos => U(Unary::Cos),
+        Op::Floor => U(Unary::Floor),
+        Op::Ceil => U(Unary::Ceil),
+        Op::Round => U(Unary::Round),
+        Op::Sign => U(Unary::Sign),
+        Op::Square => U(Unary::Square),
+        Op::Gelu => U(Unary::Gelu),
+        Op::GeluTanh => U(Unary::GeluTanh),
+        Op::Silu => U(Unary::Silu),
         _ => return None,
     })
 }

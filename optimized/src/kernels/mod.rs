@@ -18,6 +18,7 @@ pub mod manipulate;
 pub mod manipulate_dims;
 pub mod reduce;
 pub mod simd;
+pub mod unary_math;
 
 use crate::buffer::{Memory, OverBudget};
 use crate::dtype::DType;
@@ -286,6 +287,22 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Softmax => kernel(elementwise::softmax(l)),
         Op::Where => kernel(elementwise::where_(l)),
         Op::Astype => kernel(elementwise::astype(l)),
+        Op::Erf => kernel(elementwise::unary(l, Unary::Erf)),
+        Op::Rsqrt => kernel(elementwise::unary(l, Unary::Rsqrt)),
+        Op::Sin => kernel(elementwise::unary(l, Unary::Sin)),
+        Op::Cos => kernel(elementwise::unary(l, Unary::Cos)),
+        Op::Floor => kernel(elementwise::unary(l, Unary::Floor)),
+        Op::Ceil => kernel(elementwise::unary(l, Unary::Ceil)),
+        Op::Round => kernel(elementwise::unary(l, Unary::Round)),
+        Op::Sign => kernel(elementwise::unary(l, Unary::Sign)),
+        Op::Square => kernel(elementwise::unary(l, Unary::Square)),
+        Op::IsNan => kernel(unary_math::check(l, false)),
+        Op::IsInf => kernel(unary_math::check(l, true)),
+        Op::Gelu => kernel(elementwise::unary(l, Unary::Gelu)),
+        Op::GeluTanh => kernel(elementwise::unary(l, Unary::GeluTanh)),
+        Op::Silu => kernel(elementwise::unary(l, Unary::Silu)),
+        Op::LeakyRelu => kernel(unary_math::leakyrelu(l)),
+        Op::Clip => kernel(unary_math::clip(l)),
         Op::Matmul => kernel(linalg::matmul(l)),
         Op::Sum => kernel(reduce::reduce(l, Reduce::Sum)),
         Op::Mean => kernel(reduce::reduce(l, Reduce::Mean)),

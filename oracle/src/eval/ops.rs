@@ -6,6 +6,7 @@
 use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
+use super::kernels::unary_math::{self, MathFn};
 use super::kernels::{create, linalg, manipulate, manipulate_dims, Cx};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
@@ -97,6 +98,22 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Softmax => elementwise::softmax(&cx, args),
         Op::Where => elementwise::where_(&cx, args),
         Op::Astype => elementwise::astype(&cx, args),
+        Op::Erf => unary_math::unary(&cx, args, MathFn::Erf),
+        Op::Rsqrt => unary_math::unary(&cx, args, MathFn::Rsqrt),
+        Op::Sin => unary_math::unary(&cx, args, MathFn::Sin),
+        Op::Cos => unary_math::unary(&cx, args, MathFn::Cos),
+        Op::Floor => unary_math::unary(&cx, args, MathFn::Floor),
+        Op::Ceil => unary_math::unary(&cx, args, MathFn::Ceil),
+        Op::Round => unary_math::unary(&cx, args, MathFn::Round),
+        Op::Sign => unary_math::unary(&cx, args, MathFn::Sign),
+        Op::Square => unary_math::unary(&cx, args, MathFn::Square),
+        Op::IsNan => unary_math::check(&cx, args, false),
+        Op::IsInf => unary_math::check(&cx, args, true),
+        Op::Gelu => unary_math::unary(&cx, args, MathFn::Gelu),
+        Op::GeluTanh => unary_math::unary(&cx, args, MathFn::GeluTanh),
+        Op::Silu => unary_math::unary(&cx, args, MathFn::Silu),
+        Op::LeakyRelu => unary_math::leakyrelu(&cx, args),
+        Op::Clip => unary_math::clip(&cx, args),
         Op::Matmul => linalg::matmul(&cx, args),
         Op::Sum => reduce::reduce(&cx, args, Reduce::Sum),
         Op::Mean => reduce::reduce(&cx, args, Reduce::Mean),

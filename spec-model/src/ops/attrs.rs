@@ -92,6 +92,7 @@ pub mod schemas {
     pub const FORMAT: &[AttrSpec] = &[opt("format", Str)];
     pub const SOFTMAX: &[AttrSpec] = &[opt("axis", Int)];
     pub const ASTYPE: &[AttrSpec] = &[req("dtype", DType)];
+    pub const LEAKYRELU: &[AttrSpec] = &[opt("alpha", Float)];
     pub const MATMUL: &[AttrSpec] = &[opt("out_dtype", DType)];
     pub const REDUCE: &[AttrSpec] = &[opt("axis", Axes), opt("keepdims", Bool)];
     pub const PERMUTE_DIMS: &[AttrSpec] = &[opt("axes", OptIntList)];

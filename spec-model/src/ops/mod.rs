@@ -18,6 +18,7 @@ mod manipulate_dims;
 mod special;
 mod syntax;
 mod table;
+mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
 pub use infer::{dim_op, Infer};

@@ -219,6 +219,87 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: elementwise::astype,
                 summary: "astype(x, dtype) converts elementwise to dtype; same shape.",
             }
+            // Unary math and activations
+            Erf = "erf" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "Elementwise Gauss error function of a float tensor; same StructInfo.",
+            }
+            Rsqrt = "rsqrt" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "Elementwise 1 / sqrt(x) of a float tensor; same StructInfo.",
+            }
+            Sin = "sin" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "Elementwise sine of a float tensor; same StructInfo.",
+            }
+            Cos = "cos" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "Elementwise cosine of a float tensor; same StructInfo.",
+            }
+            Floor = "floor" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::any,
+                summary: "Elementwise floor (integers unchanged); same StructInfo as the operand.",
+            }
+            Ceil = "ceil" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::any,
+                summary: "Elementwise ceiling (integers unchanged); same StructInfo as the operand.",
+            }
+            Round = "round" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::any,
+                summary: "Elementwise rounding to the nearest integer, ties to even (integers unchanged); same StructInfo.",
+            }
+            Sign = "sign" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::any,
+                summary: "Elementwise sign: -1, 0 or 1 (NaN stays NaN); same StructInfo as the operand.",
+            }
+            Square = "square" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::any,
+                summary: "Elementwise x * x in the dtype (integers wrap); same StructInfo as the operand.",
+            }
+            IsNan = "isnan" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::check,
+                summary: "Elementwise test for NaN; a bool tensor of the operand's shape (false for integers).",
+            }
+            IsInf = "isinf" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(UNARY),
+                sinfo_args: false, minus_one: &[], infer: unary_math::check,
+                summary: "Elementwise test for an infinity; a bool tensor of the operand's shape (false for integers).",
+            }
+            Gelu = "nn.gelu" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("data")]),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "GELU of a float tensor, x * (0.5 + erf(x / sqrt(2)) * 0.5); same StructInfo.",
+            }
+            GeluTanh = "nn.gelu_tanh" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("data")]),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "GELU, tanh approximation: 0.5 * x * (1 + tanh(sqrt(2 / pi) * x * (1 + 0.044715 * x * x))); same StructInfo.",
+            }
+            Silu = "nn.silu" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("data")]),
+                sinfo_args: false, minus_one: &[], infer: unary_math::float,
+                summary: "SiLU of a float tensor, x * sigmoid(x); same StructInfo.",
+            }
+            LeakyRelu = "nn.leakyrelu" {
+                pure: true, arity: Exactly(1), attrs: s::LEAKYRELU, sig: Some(&[Expr("data"), Attr("alpha")]),
+                sinfo_args: false, minus_one: &[], infer: unary_math::leakyrelu,
+                summary: "Leaky ReLU of a float tensor: x where x > 0, else alpha * x (alpha default 0.01); same StructInfo.",
+            }
+            Clip = "clip" {
+                pure: true, arity: Exactly(3), attrs: &[], sig: Some(&[Expr("x"), Expr("min"), Expr("max")]),
+                sinfo_args: false, minus_one: &[], infer: unary_math::clip,
+                summary: "clip(x, min, max) = max(min(x, max), min) elementwise, the PrimValue bounds converted to x's dtype; same StructInfo as x.",
+            }
             // Linear algebra and reductions
             Matmul = "matmul" {
                 pure: true, arity: Exactly(2), attrs: s::MATMUL, sig: Some(&[Expr("x1"), Expr("x2"), Attr("out_dtype")]),

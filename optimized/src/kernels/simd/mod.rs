@@ -252,7 +252,7 @@ pub fn axpy_rows<T: FloatElem>(x: &[T], w: &[T], out: &mut [T]) {
 }
 
 /// Float element types the fused kernels handle.
-pub trait FloatElem: crate::scalar::Real + crate::dtype::Element {}
+pub trait FloatElem: crate::scalar::Real + crate::dtype::Element + super::unary_math::Math {}
 
 impl FloatElem for f32 {}
 impl FloatElem for f64 {}
@@ -327,6 +327,7 @@ pub fn unary_at<T: FloatElem>(level: Level, op: Unary, out: &mut [T], a: &[T]) {
         Unary::Log => run(level, Map { out, x: a, f: &T::ln }),
         Unary::Sqrt => run(level, Map { out, x: a, f: &<T as Real>::sqrt }),
         Unary::Tanh => run(level, Map { out, x: a, f: &T::tanh }),
+        m => super::unary_math::math_at(level, m, out, a),
     }
 }
 
@@ -341,6 +342,7 @@ pub fn unary_acc_at<T: FloatElem>(level: Level, op: Unary, acc: &mut [T]) {
         Unary::Log => run(level, MapInPlace { acc, f: &T::ln }),
         Unary::Sqrt => run(level, MapInPlace { acc, f: &<T as Real>::sqrt }),
         Unary::Tanh => run(level, MapInPlace { acc, f: &T::tanh }),
+        m => super::unary_math::math_in_place_at(level, m, acc),
     }
 }
 

@@ -269,8 +269,12 @@ fn binary_is_bitwise_the_scalar_arithmetic_on_every_path() {
 }
 
 fn check_unary<T: FloatElem>(data: fn(usize, u64) -> Vec<T>, exp: fn(T) -> T, sigmoid: fn(T) -> T) {
-    let ops =
-        [Unary::Negative, Unary::Abs, Unary::Exp, Unary::Log, Unary::Sqrt, Unary::Tanh, Unary::Sigmoid, Unary::Relu];
+    use crate::kernels::unary_math::Math;
+    use Unary::*;
+    let ops = [
+        Negative, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Erf, Rsqrt, Sin, Cos, Floor, Ceil, Round, Sign, Square,
+        Gelu, GeluTanh, Silu,
+    ];
     for isa in available() {
         for n in lengths() {
             let x = data(n, 7 + n as u64);
@@ -284,6 +288,18 @@ fn check_unary<T: FloatElem>(data: fn(usize, u64) -> Vec<T>, exp: fn(T) -> T, si
                     Unary::Tanh => &T::tanh,
                     Unary::Sigmoid => &sigmoid,
                     Unary::Relu => &|v: T| v.max_nan(T::ZERO),
+                    Erf => &<T as Math>::erf,
+                    Rsqrt => &<T as Math>::rsqrt,
+                    Sin => &<T as Math>::sin,
+                    Cos => &<T as Math>::cos,
+                    Floor => &<T as Math>::floor,
+                    Ceil => &<T as Math>::ceil,
+                    Round => &<T as Math>::round,
+                    Sign => &<T as Math>::sign,
+                    Square => &<T as Math>::square,
+                    Gelu => &<T as Math>::gelu,
+                    GeluTanh => &<T as Math>::gelu_tanh,
+                    Silu => &<T as Math>::silu,
                 };
                 let want: Vec<T> = x.iter().map(|&v| f(v)).collect();
                 let mut out = vec![T::ZERO; n];

@@ -14,6 +14,7 @@ pub(crate) mod linalg;
 pub(crate) mod manipulate;
 pub(crate) mod manipulate_dims;
 pub(crate) mod reduce;
+pub(crate) mod unary_math;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, TensorData};
