@@ -42,6 +42,9 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
         AttrKind::DType => AttrValue::Str(g.choose(&["float32", "int64", "bool"]).expect("x").to_string()),
         AttrKind::Str => AttrValue::Str("{}".into()),
         AttrKind::IntList => list(g),
+        AttrKind::Float => AttrValue::Float(FloatLit(f64::arbitrary(g))),
+        AttrKind::OptFloat if bool::arbitrary(g) => AttrValue::None,
+        AttrKind::OptFloat => AttrValue::Float(FloatLit(f64::arbitrary(g))),
         AttrKind::OptIntList | AttrKind::Axes | AttrKind::IntOrIntList | AttrKind::OptInt => {
             match u32::arbitrary(g) % 3 {
                 0 if kind != AttrKind::IntOrIntList => AttrValue::None,

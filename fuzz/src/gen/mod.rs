@@ -10,6 +10,7 @@ mod exprs;
 mod funcs;
 mod inputs;
 pub mod ops;
+mod statistics;
 pub mod tir;
 pub mod tircall;
 pub mod ty;

@@ -14,7 +14,9 @@ mod elementwise;
 mod infer;
 mod linalg;
 mod manipulate;
+mod norm;
 mod special;
+mod statistical;
 mod syntax;
 mod table;
 

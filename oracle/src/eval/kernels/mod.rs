@@ -12,7 +12,9 @@ mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
+pub(crate) mod norm;
 pub(crate) mod reduce;
+pub(crate) mod statistical;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, TensorData};
