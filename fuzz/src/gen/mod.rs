@@ -11,6 +11,7 @@ mod funcs;
 mod inputs;
 mod manipulate_dims;
 pub mod ops;
+mod statistics;
 pub mod tir;
 pub mod tircall;
 pub mod ty;

@@ -260,6 +260,18 @@ impl<'a> Gen<'a, '_> {
                     .collect();
                 (op(vec![x], attrs), Ty::tensor(out, dt))
             }
+            Op::Prod
+            | Op::Argmax
+            | Op::Argmin
+            | Op::Variance
+            | Op::Std
+            | Op::Cumsum
+            | Op::LogSoftmax
+            | Op::LayerNorm
+            | Op::RmsNorm
+            | Op::GroupNorm
+            | Op::BatchNorm
+            | Op::Dropout => return self.statistics_call(this, sc),
             Op::Reshape => {
                 let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
                 let count = xd

@@ -16,8 +16,10 @@ pub mod layout;
 pub mod linalg;
 pub mod manipulate;
 pub mod manipulate_dims;
+pub mod norm;
 pub mod reduce;
 pub mod simd;
+pub mod statistical;
 pub mod unary_math;
 
 use crate::buffer::{Memory, OverBudget};
@@ -308,6 +310,18 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Mean => kernel(reduce::reduce(l, Reduce::Mean)),
         Op::Max => kernel(reduce::reduce(l, Reduce::Max)),
         Op::Min => kernel(reduce::reduce(l, Reduce::Min)),
+        Op::Prod => kernel(statistical::stat(l, statistical::Stat::Prod)),
+        Op::Argmax => kernel(statistical::stat(l, statistical::Stat::Argmax)),
+        Op::Argmin => kernel(statistical::stat(l, statistical::Stat::Argmin)),
+        Op::Variance => kernel(statistical::stat(l, statistical::Stat::Variance)),
+        Op::Std => kernel(statistical::stat(l, statistical::Stat::Std)),
+        Op::Cumsum => kernel(statistical::cumsum(l)),
+        Op::LogSoftmax => kernel(norm::log_softmax(l)),
+        Op::LayerNorm => kernel(norm::norm(l, norm::Norm::Layer)),
+        Op::RmsNorm => kernel(norm::norm(l, norm::Norm::Rms)),
+        Op::GroupNorm => kernel(norm::norm(l, norm::Norm::Group)),
+        Op::BatchNorm => kernel(norm::norm(l, norm::Norm::Batch)),
+        Op::Dropout => kernel(norm::dropout(l)),
         Op::Reshape => kernel(manipulate::reshape(l)),
         Op::PermuteDims => kernel(manipulate::permute_dims(l)),
         Op::BroadcastTo => kernel(manipulate::broadcast_to(l)),

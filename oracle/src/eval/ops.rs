@@ -7,7 +7,7 @@ use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
-use super::kernels::{create, linalg, manipulate, manipulate_dims, Cx};
+use super::kernels::{create, linalg, manipulate, manipulate_dims, norm, statistical, Cx};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -119,6 +119,18 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Mean => reduce::reduce(&cx, args, Reduce::Mean),
         Op::Max => reduce::reduce(&cx, args, Reduce::Max),
         Op::Min => reduce::reduce(&cx, args, Reduce::Min),
+        Op::Prod => statistical::prod(&cx, args),
+        Op::Argmax => statistical::arg_reduce(&cx, args, true),
+        Op::Argmin => statistical::arg_reduce(&cx, args, false),
+        Op::Variance => statistical::variance(&cx, args),
+        Op::Std => statistical::std(&cx, args),
+        Op::Cumsum => statistical::cumsum(&cx, args),
+        Op::LogSoftmax => norm::log_softmax(&cx, args),
+        Op::LayerNorm => norm::layer_norm(&cx, args),
+        Op::RmsNorm => norm::rms_norm(&cx, args),
+        Op::GroupNorm => norm::group_norm(&cx, args),
+        Op::BatchNorm => norm::batch_norm(&cx, args),
+        Op::Dropout => norm::dropout(&cx, args),
         Op::Reshape => manipulate::reshape(&cx, args),
         Op::PermuteDims => manipulate::permute_dims(&cx, args),
         Op::BroadcastTo => manipulate::broadcast_to(&cx, args),

@@ -95,6 +95,28 @@ pub mod schemas {
     pub const LEAKYRELU: &[AttrSpec] = &[opt("alpha", Float)];
     pub const MATMUL: &[AttrSpec] = &[opt("out_dtype", DType)];
     pub const REDUCE: &[AttrSpec] = &[opt("axis", Axes), opt("keepdims", Bool)];
+    pub const ARG_REDUCE: &[AttrSpec] = &[opt("axis", OptInt), opt("keepdims", Bool)];
+    pub const CUMSUM: &[AttrSpec] = &[opt("axis", OptInt), opt("dtype", DType), opt("exclusive", Bool)];
+    pub const LAYER_NORM: &[AttrSpec] =
+        &[req("axes", IntOrIntList), opt("epsilon", Float), opt("center", Bool), opt("scale", Bool)];
+    pub const RMS_NORM: &[AttrSpec] = &[opt("axes", IntOrIntList), opt("epsilon", Float)];
+    pub const GROUP_NORM: &[AttrSpec] = &[
+        req("num_groups", Int),
+        req("channel_axis", Int),
+        req("axes", IntOrIntList),
+        opt("epsilon", Float),
+        opt("center", Bool),
+        opt("scale", Bool),
+    ];
+    pub const BATCH_NORM: &[AttrSpec] = &[
+        req("axis", Int),
+        opt("epsilon", Float),
+        opt("center", Bool),
+        opt("scale", Bool),
+        opt("momentum", Float),
+        opt("training", Bool),
+    ];
+    pub const DROPOUT: &[AttrSpec] = &[opt("rate", Float)];
     pub const PERMUTE_DIMS: &[AttrSpec] = &[opt("axes", OptIntList)];
     pub const CONCAT: &[AttrSpec] = &[opt("axis", Int)];
     pub const SPLIT: &[AttrSpec] = &[req("indices_or_sections", IntOrIntList), opt("axis", Int)];

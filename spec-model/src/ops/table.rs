@@ -326,6 +326,72 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: linalg::reduce,
                 summary: "Minimum along axis (None: all), keeping reduced dims as 1 with keepdims.",
             }
+            // Statistics and normalization
+            Prod = "prod" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: statistical::prod_variance,
+                summary: "Product along axis (None: all), keeping reduced dims as 1 with keepdims; the empty product is 1.",
+            }
+            Argmax = "argmax" {
+                pure: true, arity: Exactly(1), attrs: s::ARG_REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: statistical::arg_reduce,
+                summary: "int64 index of the first maximum along axis (None: of the flattened tensor); keepdims keeps the axis as 1.",
+            }
+            Argmin = "argmin" {
+                pure: true, arity: Exactly(1), attrs: s::ARG_REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: statistical::arg_reduce,
+                summary: "int64 index of the first minimum along axis (None: of the flattened tensor); keepdims keeps the axis as 1.",
+            }
+            Variance = "variance" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: statistical::prod_variance,
+                summary: "Population variance (mean of squared deviations from the mean) along axis (None: all), as sum's shape rule.",
+            }
+            Std = "std" {
+                pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
+                sinfo_args: false, minus_one: &[], infer: statistical::std,
+                summary: "Population standard deviation (sqrt of variance) of a float tensor along axis (None: all).",
+            }
+            Cumsum = "cumsum" {
+                pure: true, arity: Exactly(1), attrs: s::CUMSUM,
+                sig: Some(&[Expr("data"), Attr("axis"), Attr("dtype"), Attr("exclusive")]),
+                sinfo_args: false, minus_one: &[], infer: statistical::cumsum,
+                summary: "Running sum along axis (None: of the flattened tensor, 1-D) in dtype (default: the operand's); exclusive starts from 0.",
+            }
+            LogSoftmax = "nn.log_softmax" {
+                pure: true, arity: Exactly(1), attrs: s::SOFTMAX, sig: Some(&[Expr("data"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: norm::log_softmax,
+                summary: "log(softmax(x)) of a float tensor along axis (default -1), computed as x - max - log(sum(exp(x - max))); same StructInfo.",
+            }
+            LayerNorm = "nn.layer_norm" {
+                pure: true, arity: Exactly(3), attrs: s::LAYER_NORM,
+                sig: Some(&[Expr("data"), Expr("gamma"), Expr("beta"), Attr("axes"), Attr("epsilon"), Attr("center"), Attr("scale")]),
+                sinfo_args: false, minus_one: &[], infer: norm::layer_norm,
+                summary: "(x - mean) / sqrt(var + epsilon) * gamma + beta over axes; gamma, beta have data's lengths on axes; same StructInfo as data.",
+            }
+            RmsNorm = "nn.rms_norm" {
+                pure: true, arity: Exactly(2), attrs: s::RMS_NORM,
+                sig: Some(&[Expr("data"), Expr("weight"), Attr("axes"), Attr("epsilon")]),
+                sinfo_args: false, minus_one: &[], infer: norm::rms_norm,
+                summary: "x / sqrt(mean(x^2) + epsilon) * weight over axes (default -1); same StructInfo as data.",
+            }
+            GroupNorm = "nn.group_norm" {
+                pure: true, arity: Exactly(3), attrs: s::GROUP_NORM,
+                sig: Some(&[Expr("data"), Expr("gamma"), Expr("beta"), Attr("num_groups"), Attr("channel_axis"), Attr("axes"), Attr("epsilon"), Attr("center"), Attr("scale")]),
+                sinfo_args: false, minus_one: &[], infer: norm::group_norm,
+                summary: "Layer norm of each group of num_groups channels (along channel_axis) together with axes; gamma, beta per channel; same StructInfo.",
+            }
+            BatchNorm = "nn.batch_norm" {
+                pure: true, arity: Exactly(5), attrs: s::BATCH_NORM,
+                sig: Some(&[Expr("data"), Expr("gamma"), Expr("beta"), Expr("moving_mean"), Expr("moving_var"), Attr("axis"), Attr("epsilon"), Attr("center"), Attr("scale"), Attr("momentum"), Attr("training")]),
+                sinfo_args: false, minus_one: &[], infer: norm::batch_norm,
+                summary: "Batch norm along axis: (output, new moving_mean, new moving_var); training (default True) uses the batch's statistics, otherwise the moving ones.",
+            }
+            Dropout = "nn.dropout" {
+                pure: true, arity: Exactly(1), attrs: s::DROPOUT, sig: Some(&[Expr("data"), Attr("rate")]),
+                sinfo_args: false, minus_one: &[], infer: norm::dropout,
+                summary: "dropout(data, rate) at inference: (data, ones mask), both with data's StructInfo.",
+            }
             // Manipulation
             Reshape = "reshape" {
                 pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Shape("shape")]),

@@ -13,7 +13,9 @@ pub(crate) mod elementwise;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
 pub(crate) mod manipulate_dims;
+pub(crate) mod norm;
 pub(crate) mod reduce;
+pub(crate) mod statistical;
 pub(crate) mod unary_math;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
