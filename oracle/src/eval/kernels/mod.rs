@@ -7,11 +7,13 @@
 //! `proofs-notes/operator-semantics.md`.
 
 mod broadcast;
+pub(crate) mod conv;
 pub(crate) mod create;
 mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
+pub(crate) mod pool;
 pub(crate) mod reduce;
 
 use super::value::{ErrorKind, EvalResult, RuntimeError, Value};
