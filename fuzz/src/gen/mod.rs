@@ -6,6 +6,7 @@
 //! so generation always ends and never fails.
 
 mod chains;
+mod conv;
 mod exprs;
 mod funcs;
 mod inputs;

@@ -7,6 +7,7 @@
 //! the engine's own.
 
 pub mod common;
+pub mod conv;
 pub mod convert;
 pub mod create;
 pub mod elementwise;
@@ -17,6 +18,7 @@ pub mod linalg;
 pub mod manipulate;
 pub mod manipulate_dims;
 pub mod norm;
+pub mod pool;
 pub mod reduce;
 pub mod simd;
 pub mod statistical;
@@ -35,6 +37,12 @@ use std::rc::Rc;
 /// An operator call compiled once and run many times.
 pub trait Kernel {
     fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value>;
+
+    /// LIMIT-fuel: the work this call does beyond reading its arguments (a
+    /// convolution's multiply-adds), charged before it runs; `None`: only the reads.
+    fn work(&self, _args: &[Value]) -> Option<u64> {
+        None
+    }
 }
 
 /// What the compiler knows about an operator call when it lowers it: the operator,
@@ -345,6 +353,12 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Ones => kernel(create::zeros_ones(l, true)),
         Op::Full => kernel(create::full(l)),
         Op::Arange => kernel(create::arange(l)),
+        Op::Pad => kernel(conv::pad(l)),
+        Op::Conv2d => kernel(conv::conv(l, 2)),
+        Op::MaxPool2d => kernel(pool::pool2d(l, true)),
+        Op::AvgPool2d => kernel(pool::pool2d(l, false)),
+        Op::AdaptiveAvgPool2d => kernel(pool::adaptive_avg_pool2d(l)),
+        Op::Conv1d => kernel(conv::conv(l, 1)),
     }
 }
 

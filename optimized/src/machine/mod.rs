@@ -357,7 +357,8 @@ impl<'e> Run<'e> {
             Instr::Kernel { dst, op, kernel, args, span } => {
                 self.step(*span)?;
                 let args = hand_over(frame, args, dies, *span)?;
-                self.charge_tensor_work(kernel_work(*op, &args), *span)?;
+                let work = kernel_work(*op, &args).max(kernel.work(&args).unwrap_or(0));
+                self.charge_tensor_work(work, *span)?;
                 let v = kernel.run(&self.kernel_cx(*op, *span), &args)?;
                 self.charge_tensor_work(tensor_elements(&v), *span)?;
                 set!(dst, v)

@@ -7,7 +7,7 @@ use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
-use super::kernels::{create, linalg, manipulate, manipulate_dims, norm, statistical, Cx};
+use super::kernels::{conv, create, linalg, manipulate, manipulate_dims, norm, pool, statistical, Cx};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -20,16 +20,18 @@ pub fn eval_op(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Sp
     mach.fire(op.def().rule);
     // LIMIT-fuel: a kernel's work is charged before it runs (a 1024-cubed matmul ends
     // in FuelExhausted, not in minutes of looping), what it made after.
-    mach.charge_elements(work(op, args), span)?;
+    mach.charge_elements(work(op, args, &call.attrs), span)?;
     let result = apply(mach, op, args, call, span, sc)?;
     mach.charge_elements(elements(&result), span)?;
     Ok(result)
 }
 
-/// The elements a kernel reads, and for a matmul the multiply-adds (at least).
-fn work(op: Op, args: &[Value]) -> u64 {
+/// The elements a kernel reads, and for a matmul or a convolution the multiply-adds (at least).
+fn work(op: Op, args: &[Value], attrs: &Attrs) -> u64 {
     let read = args.iter().map(elements).fold(0u64, u64::saturating_add);
     match (op, args) {
+        (Op::Conv2d, _) => read.max(conv::conv_work(args, attrs, 2).unwrap_or(0)),
+        (Op::Conv1d, _) => read.max(conv::conv_work(args, attrs, 1).unwrap_or(0)),
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
             let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
             // `[.., m, k] @ [.., k, n]`: each row of `a` meets `n` columns, each column
@@ -154,6 +156,12 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Ones => create::zeros_ones(&cx, args, true),
         Op::Full => create::full(&cx, args),
         Op::Arange => create::arange(&cx, args),
+        Op::Pad => conv::pad(&cx, args),
+        Op::Conv2d => conv::conv2d(&cx, args),
+        Op::MaxPool2d => pool::max_pool2d(&cx, args),
+        Op::AvgPool2d => pool::avg_pool2d(&cx, args),
+        Op::AdaptiveAvgPool2d => pool::adaptive_avg_pool2d(&cx, args),
+        Op::Conv1d => conv::conv1d(&cx, args),
     }
 }
 

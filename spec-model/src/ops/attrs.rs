@@ -132,6 +132,29 @@ pub mod schemas {
     pub const CREATE: &[AttrSpec] = &[req("dtype", DType)];
     pub const FULL: &[AttrSpec] = &[opt("dtype", DType)];
     pub const ARANGE: &[AttrSpec] = &[opt("dtype", DType)];
+    pub const PAD: &[AttrSpec] = &[req("pad_width", IntList), opt("pad_mode", Str), opt("pad_value", Float)];
+    pub const CONV: &[AttrSpec] = &[
+        opt("strides", IntOrIntList),
+        opt("padding", IntOrIntList),
+        opt("dilation", IntOrIntList),
+        opt("groups", Int),
+        opt("data_layout", Str),
+        opt("kernel_layout", Str),
+        opt("out_layout", Str),
+        opt("out_dtype", DType),
+    ];
+    pub const POOL2D: &[AttrSpec] = &[
+        opt("pool_size", IntOrIntList),
+        opt("strides", IntOrIntList),
+        opt("padding", IntOrIntList),
+        opt("dilation", IntOrIntList),
+        opt("ceil_mode", Bool),
+        opt("count_include_pad", Bool),
+        opt("layout", Str),
+        opt("out_layout", Str),
+    ];
+    pub const ADAPTIVE_POOL2D: &[AttrSpec] =
+        &[opt("output_size", IntOrIntList), opt("layout", Str), opt("out_layout", Str)];
 }
 
 /// Checks a call's attributes against the operator's schema.

@@ -9,6 +9,7 @@
 //! of the [`SiEnv`].
 
 mod attrs;
+mod conv;
 mod create;
 mod elementwise;
 mod infer;

@@ -516,6 +516,43 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: create::arange,
                 summary: "arange(start, end, step, dtype): the 1-D tensor start, start+step, ... before end.",
             }
+            // Convolution, pooling and padding
+            Pad = "nn.pad" {
+                pure: true, arity: Exactly(1), attrs: s::PAD,
+                sig: Some(&[Expr("data"), Attr("pad_width"), Attr("pad_mode"), Attr("pad_value")]),
+                sinfo_args: false, minus_one: &[], infer: conv::pad,
+                summary: "pad(data, pad_width, pad_mode, pad_value): each axis widened by (before, after) elements: pad_value, or reflected, replicated or circular.",
+            }
+            Conv2d = "nn.conv2d" {
+                pure: true, arity: Exactly(2), attrs: s::CONV,
+                sig: Some(&[Expr("data"), Expr("weight"), Attr("strides"), Attr("padding"), Attr("dilation"), Attr("groups"), Attr("data_layout"), Attr("kernel_layout"), Attr("out_layout"), Attr("out_dtype")]),
+                sinfo_args: false, minus_one: &[], infer: conv::conv2d,
+                summary: "conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype): 2-D cross-correlation.",
+            }
+            MaxPool2d = "nn.max_pool2d" {
+                pure: true, arity: Exactly(1), attrs: s::POOL2D,
+                sig: Some(&[Expr("data"), Attr("pool_size"), Attr("strides"), Attr("padding"), Attr("dilation"), Attr("ceil_mode"), Attr("count_include_pad"), Attr("layout"), Attr("out_layout")]),
+                sinfo_args: false, minus_one: &[], infer: conv::pool2d,
+                summary: "max_pool2d(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout): window maxima.",
+            }
+            AvgPool2d = "nn.avg_pool2d" {
+                pure: true, arity: Exactly(1), attrs: s::POOL2D,
+                sig: Some(&[Expr("data"), Attr("pool_size"), Attr("strides"), Attr("padding"), Attr("dilation"), Attr("ceil_mode"), Attr("count_include_pad"), Attr("layout"), Attr("out_layout")]),
+                sinfo_args: false, minus_one: &[], infer: conv::pool2d,
+                summary: "avg_pool2d(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout): window means.",
+            }
+            AdaptiveAvgPool2d = "nn.adaptive_avg_pool2d" {
+                pure: true, arity: Exactly(1), attrs: s::ADAPTIVE_POOL2D,
+                sig: Some(&[Expr("data"), Attr("output_size"), Attr("layout"), Attr("out_layout")]),
+                sinfo_args: false, minus_one: &[], infer: conv::adaptive_avg_pool2d,
+                summary: "adaptive_avg_pool2d(data, output_size, layout, out_layout): means over output_size windows spanning the input.",
+            }
+            Conv1d = "nn.conv1d" {
+                pure: true, arity: Exactly(2), attrs: s::CONV,
+                sig: Some(&[Expr("data"), Expr("weight"), Attr("strides"), Attr("padding"), Attr("dilation"), Attr("groups"), Attr("data_layout"), Attr("kernel_layout"), Attr("out_layout"), Attr("out_dtype")]),
+                sinfo_args: false, minus_one: &[], infer: conv::conv1d,
+                summary: "conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype): 1-D cross-correlation.",
+            }
         }
     };
 }

@@ -7,6 +7,7 @@
 //! `proofs-notes/operator-semantics.md`.
 
 mod broadcast;
+pub(crate) mod conv;
 pub(crate) mod create;
 mod elem;
 pub(crate) mod elementwise;
@@ -14,6 +15,7 @@ pub(crate) mod linalg;
 pub(crate) mod manipulate;
 pub(crate) mod manipulate_dims;
 pub(crate) mod norm;
+pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod statistical;
 pub(crate) mod unary_math;

@@ -1,0 +1,496 @@
+//! The engine's convolution, pooling and padding kernels (`optimized/src/kernels/
+//! {conv,pool}.rs`) agree with the oracle's on thousands of random calls per operator:
+//! random dtypes (all twelve), shapes (empty, ranks other than the layout's,
+//! mismatched channels), layouts (every permutation, and invalid ones), attributes
+//! (valid, out of range, i64 extremes, ill-kinded), values (NaN, ±inf, -0.0, integer
+//! extremes), and broken argument lists. Agreement is the same error kind (a `Crash`
+//! never agrees) or equal values: bit for bit, except float convolutions, whose
+//! engine kernel may reassociate through a blocked GEMM and must agree within F-8's
+//! tolerance widened by the operands' scale (as `kernels_agree_elementwise.rs` does
+//! for `matmul`). Resource errors on either side are skipped.
+//!
+//! `KERNELS_AGREE_SEED` and `KERNELS_AGREE_CASES` (per operator) choose the cases.
+
+use fuzz::convert::{from_oracle, to_oracle};
+use optimized::Memory;
+use oracle::engine::compare::{values_agree, Tolerance};
+use oracle::eval::literal::{print_value, values_equal};
+use oracle::eval::ops::eval_op_standalone;
+use oracle::eval::{PrimScalar, Value};
+use spec_model::grammar::{AttrValue, Attrs, DataType, FloatLit, NDArray, Scalar, TensorData};
+use spec_model::ops::Op;
+use spec_model::Span;
+use std::rc::Rc;
+
+const DEFAULT_SEED: u64 = 0x636f_6e76_706f_6f6c;
+const DEFAULT_CASES: u64 = 3_000;
+
+/// SplitMix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = (hi as i128 - lo as i128 + 1) as u128;
+        (lo as i128 + (self.next() as u128 % span) as i128) as i64
+    }
+    fn pct(&mut self, p: u64) -> bool {
+        self.below(100) < p
+    }
+    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize].clone()
+    }
+}
+
+const DTYPES: [DataType; 12] = [
+    DataType::bool(),
+    DataType::int(8),
+    DataType::int(16),
+    DataType::int(32),
+    DataType::int(64),
+    DataType::uint(8),
+    DataType::uint(16),
+    DataType::uint(32),
+    DataType::uint(64),
+    DataType::float(16),
+    DataType::float(32),
+    DataType::float(64),
+];
+
+const EXTREMES: [i64; 5] = [i64::MIN, -1, 1 << 31, 1 << 40, i64::MAX];
+
+/// A dtype: float32/float64 half the time (the GEMM path), any other otherwise.
+fn dtype(rng: &mut Rng) -> DataType {
+    if rng.pct(50) {
+        rng.pick(&[DataType::float(32), DataType::float(64)])
+    } else {
+        rng.pick(&DTYPES)
+    }
+}
+
+fn int_bounds(dtype: DataType) -> (i128, i128) {
+    let bits = dtype.bits.min(64);
+    if dtype.code == spec_model::grammar::TypeCode::Int {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// A value of `dtype`; `wild`: NaN, infinities, extremes now and then.
+fn scalar(rng: &mut Rng, dtype: DataType, wild: bool) -> Scalar {
+    if dtype.is_bool() {
+        return Scalar::Bool(rng.pct(50));
+    }
+    if dtype.is_float() {
+        return Scalar::Float(match rng.below(if wild { 14 } else { 10 }) {
+            10 => f64::NAN,
+            11 => f64::INFINITY,
+            12 => -0.0,
+            13 => 3e38,
+            _ => rng.range(-64, 64) as f64 / 8.0,
+        });
+    }
+    let (lo, hi) = int_bounds(dtype);
+    Scalar::Int(if wild && rng.pct(20) { rng.pick(&[lo, hi]) } else { (rng.range(-5, 9) as i128).clamp(lo, hi) })
+}
+
+fn tensor(rng: &mut Rng, dtype: DataType, shape: Vec<u64>, wild: bool) -> Value {
+    let n: u64 = if shape.contains(&0) { 0 } else { shape.iter().product() };
+    if n == 0 {
+        return Value::tensor(NDArray { dtype, shape, data: TensorData::empty(dtype).expect("storage") });
+    }
+    let values: Vec<Scalar> = (0..n).map(|_| scalar(rng, dtype, wild)).collect();
+    Value::tensor(NDArray::from_scalars(dtype, shape, &values).expect("values of the dtype"))
+}
+
+fn ints(xs: &[i64]) -> AttrValue {
+    AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+}
+
+/// Puts `v` at `name`, or (3%) something ill-kinded or out of range, or (2%) nothing.
+fn set(rng: &mut Rng, attrs: &mut Attrs, name: &str, v: AttrValue) {
+    let v = match rng.below(100) {
+        0 => AttrValue::Str("1".into()),
+        1 => AttrValue::Float(FloatLit(1.0)),
+        2 => ints(&[rng.pick(&EXTREMES)]),
+        3 | 4 => return,
+        _ => v,
+    };
+    attrs.insert(name, v);
+}
+
+/// A permutation of `letters` (written in `layout`), or (5%) an invalid one.
+fn layout(rng: &mut Rng, letters: &str) -> String {
+    if rng.pct(5) {
+        return rng.pick(&["NCHW16c", "NCH", "NNCW", "", "XYZW"]).to_string();
+    }
+    let mut cs: Vec<char> = letters.chars().collect();
+    if rng.pct(50) {
+        for i in (1..cs.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            cs.swap(i, j);
+        }
+    }
+    cs.into_iter().collect()
+}
+
+/// `canon` dims (in `letters` order) placed by `layout` (any order when invalid).
+fn place(canon: &[u64], layout: &str, letters: &str) -> Vec<u64> {
+    let mut out = canon.to_vec();
+    for (i, ch) in letters.chars().enumerate() {
+        if let Some(p) = layout.find(ch).filter(|&p| p < out.len()) {
+            out[p] = canon[i];
+        }
+    }
+    out
+}
+
+fn small(rng: &mut Rng) -> u64 {
+    match rng.below(10) {
+        0 => 0,
+        1..=2 => 1,
+        _ => rng.range(2, 6) as u64,
+    }
+}
+
+type Case = (Vec<Value>, Attrs);
+
+fn gen_pad(rng: &mut Rng) -> Case {
+    let d = rng.pick(&DTYPES);
+    let rank = rng.below(4) as usize;
+    let shape: Vec<u64> = (0..rank).map(|_| small(rng)).collect();
+    let mut widths: Vec<i64> = (0..2 * rank).map(|_| rng.range(0, 3)).collect();
+    if rng.pct(5) {
+        widths.push(1);
+    }
+    if rng.pct(3) && !widths.is_empty() {
+        widths[0] = rng.pick(&EXTREMES);
+    }
+    let mut attrs = Attrs::default();
+    if !rng.pct(2) {
+        attrs.insert("pad_width", ints(&widths));
+    }
+    let mode = rng.pick(&["constant", "reflect", "replicate", "circular", "edge"]);
+    if rng.pct(80) {
+        set(rng, &mut attrs, "pad_mode", AttrValue::Str(mode.into()));
+    }
+    if rng.pct(60) {
+        let v = rng.pick(&[0.0, 1.5, -2.0, 7.0, f64::NAN, 1e300, -1.0, 300.0]);
+        set(rng, &mut attrs, "pad_value", AttrValue::Float(FloatLit(v)));
+    }
+    let wild = rng.pct(30);
+    (vec![tensor(rng, d, shape, wild)], attrs)
+}
+
+fn gen_conv(rng: &mut Rng, spatial: usize) -> Case {
+    let (dl, kl) = if spatial == 1 { ("NCW", "OIW") } else { ("NCHW", "OIHW") };
+    let d = dtype(rng);
+    let groups = rng.pick(&[1u64, 1, 2, 3]);
+    let (i, og) = (rng.range(0, 3) as u64, rng.range(1, 3) as u64);
+    let mut c = i * groups;
+    if rng.pct(5) {
+        c += 1;
+    }
+    let mut canon_x = vec![small(rng).min(2), c];
+    let mut canon_w = vec![og * groups, i];
+    if rng.pct(3) {
+        canon_w[0] += 1;
+    }
+    for _ in 0..spatial {
+        canon_x.push(small(rng) + 1);
+        let lo = if rng.pct(5) { 0 } else { 1 };
+        canon_w.push(rng.range(lo, 3) as u64);
+    }
+    let (xl, wl) = (layout(rng, dl), layout(rng, kl));
+    let mut xs = place(&canon_x, &xl, dl);
+    let ws = place(&canon_w, &wl, kl);
+    if rng.pct(3) {
+        xs.push(1);
+    }
+    let mut attrs = Attrs::default();
+    attrs.insert("data_layout", AttrValue::Str(xl));
+    attrs.insert("kernel_layout", AttrValue::Str(wl));
+    if rng.pct(30) {
+        attrs.insert("out_layout", AttrValue::Str(layout(rng, dl)));
+    }
+    let per = |rng: &mut Rng, lo: i64, hi: i64| -> AttrValue {
+        if rng.pct(30) {
+            AttrValue::Int(rng.range(lo, hi))
+        } else {
+            ints(&(0..spatial).map(|_| rng.range(lo, hi)).collect::<Vec<_>>())
+        }
+    };
+    let v = per(rng, 1, 2);
+    set(rng, &mut attrs, "strides", v);
+    let v = per(rng, 1, 2);
+    set(rng, &mut attrs, "dilation", v);
+    let pads: Vec<i64> = (0..rng.pick(&[1, 2, 2 * spatial])).map(|_| rng.range(0, 2)).collect();
+    set(rng, &mut attrs, "padding", ints(&pads));
+    {
+        let v = AttrValue::Int(if rng.pct(3) { 0 } else { groups as i64 });
+        set(rng, &mut attrs, "groups", v);
+    }
+    if rng.pct(20) {
+        {
+            let v = AttrValue::Str(dtype(rng).to_string());
+            set(rng, &mut attrs, "out_dtype", v);
+        }
+    }
+    let wild = rng.pct(20);
+    let wd = if rng.pct(5) { rng.pick(&DTYPES) } else { d };
+    (vec![tensor(rng, d, xs, wild), tensor(rng, wd, ws, wild)], attrs)
+}
+
+fn gen_pool(rng: &mut Rng) -> Case {
+    let d = rng.pick(&DTYPES);
+    let l = layout(rng, "NCHW");
+    let canon = [small(rng).min(2), small(rng).min(3), small(rng) + 1, small(rng) + 1];
+    let mut shape = place(&canon, &l, "NCHW");
+    if rng.pct(3) {
+        shape.pop();
+    }
+    let mut attrs = Attrs::default();
+    attrs.insert("layout", AttrValue::Str(l));
+    if rng.pct(25) {
+        attrs.insert("out_layout", AttrValue::Str(layout(rng, "NCHW")));
+    }
+    {
+        let v = ints(&[rng.range(1, 3), rng.range(1, 3)]);
+        set(rng, &mut attrs, "pool_size", v);
+    }
+    {
+        let v = ints(&[rng.range(1, 3), rng.range(1, 2)]);
+        set(rng, &mut attrs, "strides", v);
+    }
+    {
+        let v = ints(&[rng.range(1, 2), rng.range(1, 2)]);
+        set(rng, &mut attrs, "dilation", v);
+    }
+    let pads: Vec<i64> = (0..rng.pick(&[1, 2, 4])).map(|_| rng.range(0, 2)).collect();
+    set(rng, &mut attrs, "padding", ints(&pads));
+    {
+        let v = AttrValue::Bool(rng.pct(50));
+        set(rng, &mut attrs, "ceil_mode", v);
+    }
+    {
+        let v = AttrValue::Bool(rng.pct(50));
+        set(rng, &mut attrs, "count_include_pad", v);
+    }
+    if rng.pct(2) {
+        // A window of 2^31 - 1 taps over a huge padding: found by division, not a loop.
+        attrs.insert("pool_size", ints(&[i32::MAX as i64, 1]));
+        attrs.insert("padding", ints(&[1 << 30, 0, 1 << 30, 0]));
+        attrs.insert("strides", ints(&[1 << 30, 1]));
+        attrs.insert("dilation", ints(&[1, 1]));
+    }
+    let wild = rng.pct(30);
+    (vec![tensor(rng, d, shape, wild)], attrs)
+}
+
+fn gen_adaptive(rng: &mut Rng) -> Case {
+    let d = rng.pick(&DTYPES);
+    let l = layout(rng, "NCHW");
+    let canon = [small(rng).min(2), small(rng).min(3), small(rng), small(rng)];
+    let shape = place(&canon, &l, "NCHW");
+    let mut attrs = Attrs::default();
+    attrs.insert("layout", AttrValue::Str(l));
+    let size = match rng.below(4) {
+        0 => None,
+        1 => Some(AttrValue::Int(rng.range(0, 4))),
+        2 => Some(ints(&[rng.range(1, 7), rng.range(0, 4)])),
+        _ => Some(ints(&[rng.range(-1, 3), 2, 1])),
+    };
+    if let Some(v) = size {
+        set(rng, &mut attrs, "output_size", v);
+    }
+    let wild = rng.pct(30);
+    (vec![tensor(rng, d, shape, wild)], attrs)
+}
+
+/// Sometimes breaks the argument list.
+fn mangle(rng: &mut Rng, args: &mut Vec<Value>) {
+    match rng.below(100) {
+        0 => args.push(Value::Null),
+        1 => {
+            args.pop();
+        }
+        2 if !args.is_empty() => args[0] = Value::Prim(PrimScalar::Int(3, DataType::INT64)),
+        3 if !args.is_empty() => args[0] = Value::Shape(Rc::new(vec![1, 2])),
+        _ => {}
+    }
+}
+
+/// The largest finite magnitude of a tensor's elements.
+fn largest(v: &Value) -> f64 {
+    match v {
+        Value::Tensor(t) => {
+            let t = t.borrow();
+            (0..t.data.len())
+                .filter_map(|i| match t.data.get(i) {
+                    Scalar::Float(f) => Some(f.abs()),
+                    Scalar::Int(i) => Some((i as f64).abs()),
+                    Scalar::Bool(b) => Some(b as u8 as f64),
+                })
+                .filter(|m| m.is_finite())
+                .fold(0.0, f64::max)
+        }
+        _ => 0.0,
+    }
+}
+
+fn elements(v: &Value) -> usize {
+    match v {
+        Value::Tensor(t) => t.borrow().data.len(),
+        _ => 0,
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    values: u64,
+    errors: u64,
+    skipped: u64,
+    mismatches: Vec<String>,
+}
+
+fn compare(op: Op, args: &[Value], attrs: &Attrs, tally: &mut Tally, label: &str) {
+    let memory = Memory::new(1 << 26);
+    let ours: Vec<optimized::Value> = args.iter().map(|a| from_oracle(a, &memory).expect("converts")).collect();
+    let reference = spec_model::limits::Budgets { memory: 1 << 26, ..spec_model::limits::Budgets::DEFAULT }
+        .scope(|| eval_op_standalone(op, args, attrs, Span::SYNTHETIC));
+    let engine = optimized::kernels::run_standalone(op, attrs, &ours, &memory).expect("a kernel");
+    let problem = match (&reference, &engine) {
+        (_, Err(e)) if e.kind.is_resource() => {
+            tally.skipped += 1;
+            None
+        }
+        (Err(e), _) if e.kind.is_resource() => {
+            tally.skipped += 1;
+            None
+        }
+        (Err(a), Err(b)) if a.kind.name() == b.kind.name() && b.kind != optimized::ErrorKind::Crash => {
+            tally.errors += 1;
+            None
+        }
+        (Ok(a), Ok(b)) => match to_oracle(b) {
+            Some(b2) => {
+                let reassociates = matches!(op, Op::Conv1d | Op::Conv2d);
+                let same = if reassociates {
+                    let scale = largest(&args[0]) * args.get(1).map_or(1.0, largest);
+                    let n = args.iter().map(elements).max().unwrap_or(1).max(elements(a));
+                    values_agree(a, &b2, Tolerance { reduction: n.max(1) as f64 * (1.0 + scale) })
+                } else {
+                    values_equal(a, &b2, 0.0)
+                };
+                if same {
+                    tally.values += 1;
+                    None
+                } else {
+                    Some(format!("values differ:\n  oracle {}\n  engine {}", print_value(a), print_value(&b2)))
+                }
+            }
+            None => Some("the engine's result does not convert".into()),
+        },
+        _ => Some(format!(
+            "outcomes differ:\n  oracle {:?}\n  engine {:?}",
+            reference.as_ref().map(|_| "value").map_err(|e| format!("{}: {}", e.kind.name(), e.message)),
+            engine.as_ref().map(|_| "value").map_err(|e| format!("{}: {}", e.kind.name(), e.message))
+        )),
+    };
+    if let Some(p) = problem {
+        let shown: Vec<String> = args.iter().map(print_value).collect();
+        tally.mismatches.push(format!("{label}: {} attrs {:?}\n  {p}", shown.join(", "), attrs.0));
+    }
+    drop(ours);
+    drop(engine);
+    assert_eq!(memory.live(), 0, "{label}: the engine leaked tensor bytes");
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+fn agree(op: Op, gen: &dyn Fn(&mut Rng) -> Case) {
+    let seed = env_u64("KERNELS_AGREE_SEED", DEFAULT_SEED);
+    let cases = env_u64("KERNELS_AGREE_CASES", DEFAULT_CASES);
+    let mut tally = Tally::default();
+    for i in 0..cases {
+        let mut rng = Rng(seed ^ (op as u64).wrapping_mul(0x1000_0001) ^ i.wrapping_mul(0x9E37_79B9));
+        let (mut args, attrs) = gen(&mut rng);
+        mangle(&mut rng, &mut args);
+        compare(op, &args, &attrs, &mut tally, &format!("{op} case {i} (KERNELS_AGREE_SEED={seed})"));
+    }
+    eprintln!(
+        "{op}: {cases} cases: {} values, {} same errors, {} skipped, {} mismatches",
+        tally.values,
+        tally.errors,
+        tally.skipped,
+        tally.mismatches.len()
+    );
+    if !tally.mismatches.is_empty() {
+        let shown: Vec<&str> = tally.mismatches.iter().take(3).map(|s| s.as_str()).collect();
+        panic!("{} of {cases} cases of {op} disagree; the first:\n{}", tally.mismatches.len(), shown.join("\n\n"));
+    }
+    assert!(tally.values >= cases / 5 && tally.errors >= cases / 20, "{op}: too one-sided a sample");
+}
+
+#[test]
+fn pad_agrees() {
+    agree(Op::Pad, &gen_pad);
+}
+
+#[test]
+fn conv2d_agrees() {
+    agree(Op::Conv2d, &|r| gen_conv(r, 2));
+}
+
+#[test]
+fn conv1d_agrees() {
+    agree(Op::Conv1d, &|r| gen_conv(r, 1));
+}
+
+#[test]
+fn max_pool2d_agrees() {
+    agree(Op::MaxPool2d, &gen_pool);
+}
+
+#[test]
+fn avg_pool2d_agrees() {
+    agree(Op::AvgPool2d, &gen_pool);
+}
+
+#[test]
+fn adaptive_avg_pool2d_agrees() {
+    agree(Op::AdaptiveAvgPool2d, &gen_adaptive);
+}
+
+/// The float GEMM path really reassociates (so the tolerance is needed) yet stays within
+/// it on a long reduction, and a huge weight keeps the spec's order exactly.
+#[test]
+fn gemm_path_is_close_and_untamed_products_are_exact() {
+    let mut rng = Rng(7);
+    let x = tensor(&mut rng, DataType::float(32), vec![1, 64, 9, 9], false);
+    let w = tensor(&mut rng, DataType::float(32), vec![8, 64, 3, 3], false);
+    let mut tally = Tally::default();
+    compare(Op::Conv2d, &[x.clone(), w], &Attrs::default(), &mut tally, "long reduction");
+    assert!(tally.mismatches.is_empty(), "{:?}", tally.mismatches);
+    let big = Value::tensor(
+        NDArray::from_scalars(DataType::float(32), vec![1, 64, 3, 3], &[Scalar::Float(3e38); 576]).unwrap(),
+    );
+    let memory = Memory::new(1 << 26);
+    let args = [x, big];
+    let ours: Vec<optimized::Value> = args.iter().map(|a| from_oracle(a, &memory).unwrap()).collect();
+    let o = eval_op_standalone(Op::Conv2d, &args, &Attrs::default(), Span::SYNTHETIC).unwrap();
+    let e = optimized::kernels::run_standalone(Op::Conv2d, &Attrs::default(), &ours, &memory).unwrap().unwrap();
+    assert!(values_equal(&o, &to_oracle(&e).unwrap(), 0.0), "an untamed product keeps the order");
+}
