@@ -42,6 +42,10 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
         AttrKind::DType => AttrValue::Str(g.choose(&["float32", "int64", "bool"]).expect("x").to_string()),
         AttrKind::Str => AttrValue::Str("{}".into()),
         AttrKind::IntList => list(g),
+        // Number attributes (AttrKind::Float/OptFloat): an integer is read as its float.
+        AttrKind::Float => AttrValue::Int(int(g)),
+        AttrKind::OptFloat if bool::arbitrary(g) => AttrValue::None,
+        AttrKind::OptFloat => AttrValue::Int(int(g)),
         AttrKind::OptIntList | AttrKind::Axes | AttrKind::IntOrIntList | AttrKind::OptInt => {
             match u32::arbitrary(g) % 3 {
                 0 if kind != AttrKind::IntOrIntList => AttrValue::None,
