@@ -336,10 +336,10 @@ fn largest(v: &Value) -> f64 {
         Value::Tensor(t) => {
             let t = t.borrow();
             (0..t.data.len())
-                .filter_map(|i| match t.data.get(i) {
-                    Scalar::Float(f) => Some(f.abs()),
-                    Scalar::Int(i) => Some((i as f64).abs()),
-                    Scalar::Bool(b) => Some(b as u8 as f64),
+                .map(|i| match t.data.get(i) {
+                    Scalar::Float(f) => f.abs(),
+                    Scalar::Int(i) => (i as f64).abs(),
+                    Scalar::Bool(b) => b as u8 as f64,
                 })
                 .filter(|m| m.is_finite())
                 .fold(0.0, f64::max)

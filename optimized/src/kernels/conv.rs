@@ -652,3 +652,48 @@ fn conv_typed<T: Num + Send + Sync>(
     drop(o);
     Ok(Value::tensor(out))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::kernels::run_standalone;
+    use crate::{DType, Memory, Tensor, Value};
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+
+    fn run(op: Op, attrs: &Attrs, args: &[(&[u64], &[f32])]) -> crate::error::Result<Vec<f64>> {
+        let mem = Memory::new(1 << 24);
+        let vals: Vec<Value> =
+            args.iter().map(|(s, v)| Value::tensor(Tensor::from_slice(DType::F32, s, v, &mem).unwrap())).collect();
+        let Value::Tensor(r) = run_standalone(op, attrs, &vals, &mem).unwrap()? else { panic!("not a tensor") };
+        Ok((0..r.numel()).map(|i| r.get_f64(i).unwrap()).collect())
+    }
+
+    #[test]
+    fn grouped_strided_conv_and_pad_modes() {
+        let mut a = Attrs::default();
+        a.insert("groups", AttrValue::Int(2));
+        a.insert("strides", AttrValue::Int(2));
+        // Two channels, each convolved with its own 1x1 weight.
+        let r = run(Op::Conv2d, &a, &[(&[1, 2, 1, 3], &[1., 2., 3., 4., 5., 6.]), (&[2, 1, 1, 1], &[10., -1.])]);
+        assert_eq!(r.unwrap(), vec![10., 30., -4., -6.]);
+        let mut p = Attrs::default();
+        p.insert("pad_width", AttrValue::List(vec![AttrValue::Int(2), AttrValue::Int(1)]));
+        p.insert("pad_mode", AttrValue::Str("circular".into()));
+        assert_eq!(run(Op::Pad, &p, &[(&[3], &[1., 2., 3.])]).unwrap(), vec![2., 3., 1., 2., 3., 1.]);
+        p.insert("pad_mode", AttrValue::Str("reflect".into()));
+        assert_eq!(run(Op::Pad, &p, &[(&[3], &[1., 2., 3.])]).unwrap(), vec![3., 2., 1., 2., 3., 2.]);
+        let e = run(Op::Pad, &p, &[(&[2], &[1., 2.])]).unwrap_err();
+        assert_eq!((e.kind, e.rule), (crate::ErrorKind::OpError, "OP-nn.pad"));
+    }
+
+    #[test]
+    fn empty_kernels_and_results() {
+        // No input channels: every sum is empty, 0.
+        let r = run(Op::Conv2d, &Attrs::default(), &[(&[1, 0, 2, 2], &[]), (&[3, 0, 1, 1], &[])]);
+        assert_eq!(r.unwrap(), vec![0.0; 12]);
+        let mut a = Attrs::default();
+        a.insert("padding", AttrValue::Int(i32::MAX as i64));
+        a.insert("strides", AttrValue::Int(i32::MAX as i64));
+        assert_eq!(run(Op::Conv1d, &a, &[(&[0, 1, 1], &[]), (&[1, 1, 1], &[1.])]).unwrap(), vec![]);
+    }
+}

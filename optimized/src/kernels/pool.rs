@@ -262,7 +262,7 @@ struct Adaptive {
 fn bounds(o: usize, outs: usize, len: usize) -> (usize, usize) {
     let (o, outs, len) = (o as u128, outs as u128, len as u128);
     let start = (o * len) / outs;
-    let end = ((o + 1) * len + outs - 1) / outs;
+    let end = ((o + 1) * len).div_ceil(outs);
     (start as usize, end as usize)
 }
 

@@ -138,7 +138,7 @@ fn check_rank(cx: &Infer, t: &TensorInfo, rank: usize, what: &str) -> Result<(),
 pub fn pad(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the data")?;
     let widths = cx.attr_ints("pad_width").unwrap_or_default();
-    require!(cx => widths.len() % 2 == 0, "pad_width must have an even number of values, got {}", widths.len());
+    require!(cx => widths.len().is_multiple_of(2), "pad_width must have an even number of values, got {}", widths.len());
     require!(cx => x.ndim == -1 || widths.len() == 2 * x.ndim as usize,
         "pad_width must have 2 values per axis ({} for rank {}), got {}", 2 * x.ndim, x.ndim, widths.len());
     if let Some(bad) = widths.iter().find(|&&w| !(0..=I32_MAX).contains(&w)) {

@@ -400,3 +400,66 @@ pub(crate) fn conv_work(args: &[Value], attrs: &Attrs, spatial: usize) -> Option
     }
     Some(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::ops::eval_op_standalone;
+    use crate::eval::value::{ErrorKind, Value};
+    use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, Scalar};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+
+    fn t(shape: &[u64], v: &[f64]) -> Value {
+        let s: Vec<Scalar> = v.iter().map(|&x| Scalar::Float(x)).collect();
+        Value::tensor(NDArray::from_scalars(DataType::FLOAT32, shape.to_vec(), &s).unwrap())
+    }
+
+    fn floats(v: &Value) -> Vec<f64> {
+        let Value::Tensor(r) = v else { panic!("not a tensor") };
+        let r = r.borrow();
+        (0..r.data.len()).map(|i| if let Scalar::Float(f) = r.data.get(i) { f } else { f64::NAN }).collect()
+    }
+
+    fn attrs(list: &[(&str, AttrValue)]) -> Attrs {
+        let mut a = Attrs::default();
+        for (k, v) in list {
+            a.insert(*k, v.clone());
+        }
+        a
+    }
+
+    fn ints(xs: &[i64]) -> AttrValue {
+        AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+    }
+
+    #[test]
+    fn padding_reads_zero_times_the_weight() {
+        // 0 * inf is NaN at a padded position, as in TOPI's zero-padded input.
+        let x = t(&[1, 1, 1, 1], &[2.0]);
+        let w = t(&[1, 1, 1, 2], &[3.0, f64::INFINITY]);
+        let a = attrs(&[("padding", ints(&[0, 0, 0, 1]))]);
+        let r = eval_op_standalone(Op::Conv2d, &[x.clone(), w], &a, Span::SYNTHETIC).unwrap();
+        assert!(floats(&r)[0].is_nan());
+        let w = t(&[1, 1, 1, 2], &[3.0, 4.0]);
+        let r = eval_op_standalone(Op::Conv2d, &[x, w], &a, Span::SYNTHETIC).unwrap();
+        assert_eq!(floats(&r), vec![6.0]);
+    }
+
+    #[test]
+    fn layouts_and_errors() {
+        // NWC data, WIO kernel: out[w] = x[w] + 10 * x[w + 1].
+        let x = t(&[1, 3, 1], &[1.0, 2.0, 3.0]);
+        let w = t(&[2, 1, 1], &[1.0, 10.0]);
+        let a =
+            attrs(&[("data_layout", AttrValue::Str("NWC".into())), ("kernel_layout", AttrValue::Str("WIO".into()))]);
+        let r = eval_op_standalone(Op::Conv1d, &[x.clone(), w.clone()], &a, Span::SYNTHETIC).unwrap();
+        assert_eq!(floats(&r), vec![21.0, 32.0]);
+        for bad in [("strides", ints(&[0])), ("groups", AttrValue::Int(0)), ("padding", ints(&[1, 1, 1]))] {
+            let e = eval_op_standalone(Op::Conv1d, &[x.clone(), w.clone()], &attrs(&[bad]), Span::SYNTHETIC);
+            assert_eq!(e.err().expect("an error").kind, ErrorKind::OpError);
+        }
+        let pad = attrs(&[("pad_width", ints(&[0, 0, 4, 0, 0, 0])), ("pad_mode", AttrValue::Str("reflect".into()))]);
+        let e = eval_op_standalone(Op::Pad, &[x], &pad, Span::SYNTHETIC).err().expect("an error");
+        assert_eq!(e.kind, ErrorKind::OpError);
+    }
+}

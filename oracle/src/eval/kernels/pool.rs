@@ -237,3 +237,79 @@ fn adaptive_loop<T: Elem>(f: &Frame, x: &[T]) -> Vec<T> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::ops::eval_op_standalone;
+    use crate::eval::value::{ErrorKind, Value};
+    use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, Scalar};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+
+    fn t(shape: &[u64], v: &[f64]) -> Value {
+        let s: Vec<Scalar> = v.iter().map(|&x| Scalar::Float(x)).collect();
+        Value::tensor(NDArray::from_scalars(DataType::FLOAT32, shape.to_vec(), &s).unwrap())
+    }
+
+    fn run(op: Op, x: Value, attrs: &[(&str, AttrValue)]) -> Result<Vec<f64>, ErrorKind> {
+        let mut a = Attrs::default();
+        for (k, v) in attrs {
+            a.insert(*k, v.clone());
+        }
+        match eval_op_standalone(op, &[x], &a, Span::SYNTHETIC) {
+            Ok(Value::Tensor(r)) => {
+                let r = r.borrow();
+                Ok((0..r.data.len()).map(|i| if let Scalar::Float(f) = r.data.get(i) { f } else { f64::NAN }).collect())
+            }
+            Ok(_) => panic!("not a tensor"),
+            Err(e) => Err(e.kind),
+        }
+    }
+
+    fn ints(xs: &[i64]) -> AttrValue {
+        AttrValue::List(xs.iter().map(|&x| AttrValue::Int(x)).collect())
+    }
+
+    #[test]
+    fn count_include_pad_counts_the_padded_extent() {
+        let x = t(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let attrs = [("pool_size", ints(&[2])), ("padding", ints(&[1])), ("strides", ints(&[2]))];
+        // Windows of one input element each: 1/1 without, 1/4 with the padding counted.
+        assert_eq!(run(Op::AvgPool2d, x.clone(), &attrs).unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+        let mut with = attrs.to_vec();
+        with.push(("count_include_pad", AttrValue::Bool(true)));
+        assert_eq!(run(Op::AvgPool2d, x.clone(), &with).unwrap(), vec![0.25, 0.5, 0.75, 1.0]);
+        // A window wholly in the padding: the least value for max.
+        let far = [("pool_size", ints(&[1])), ("padding", ints(&[1]))];
+        assert_eq!(run(Op::MaxPool2d, x, &far).unwrap()[0], f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn huge_windows_and_bad_attributes() {
+        let x = t(&[1, 1, 1, 1], &[5.0]);
+        let huge = [
+            ("pool_size", ints(&[i32::MAX as i64, 1])),
+            ("padding", ints(&[1 << 30, 0, 1 << 30, 0])),
+            ("strides", ints(&[1 << 30, 1])),
+        ];
+        assert_eq!(run(Op::MaxPool2d, x.clone(), &huge).unwrap(), vec![5.0]);
+        assert_eq!(run(Op::MaxPool2d, x.clone(), &[("strides", ints(&[0]))]), Err(ErrorKind::OpError));
+        assert_eq!(
+            run(Op::MaxPool2d, x.clone(), &[("layout", AttrValue::Str("NCHW4c".into()))]),
+            Err(ErrorKind::OpError)
+        );
+        assert_eq!(run(Op::AvgPool2d, x, &[("pool_size", ints(&[2]))]), Ok(vec![]));
+    }
+
+    #[test]
+    fn adaptive_windows_overlap() {
+        let x = t(&[1, 1, 1, 3], &[1.0, 2.0, 4.0]);
+        // Two outputs over three columns: [0, 2) and [1, 3).
+        assert_eq!(run(Op::AdaptiveAvgPool2d, x, &[("output_size", ints(&[1, 2]))]).unwrap(), vec![1.5, 3.0]);
+        let empty = Value::tensor(NDArray::from_scalars(DataType::INT32, vec![1, 1, 0, 2], &[]).unwrap());
+        let mut a = Attrs::default();
+        a.insert("output_size", AttrValue::Int(1));
+        let e = eval_op_standalone(Op::AdaptiveAvgPool2d, &[empty], &a, Span::SYNTHETIC).err().expect("an error");
+        assert_eq!(e.kind, ErrorKind::OpError);
+    }
+}
