@@ -16,18 +16,23 @@
 //! `KERNELS_AGREE_SEED` the seed; a mismatch prints the operator, attributes and
 //! arguments as `.rx` literals.
 
-use fuzz::convert::{from_oracle, to_oracle};
+mod agree;
+
+use agree::{
+    any_tensor, axis_attr, break_args, dtype, dtype_attr, float_dtype, float_value, int_value, random_dtype, shape,
+    tensor, Rng, Rules, Verdict,
+};
+use fuzz::convert::from_oracle;
 use half::f16;
 use optimized::kernels::run_standalone;
 use optimized::Memory;
 use oracle::engine::compare::{values_agree, Tolerance};
-use oracle::eval::literal::{print_value, values_equal};
+use oracle::eval::literal::values_equal;
 use oracle::eval::ops::eval_op_standalone;
 use oracle::eval::{PrimScalar, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, NDArray, TensorData};
 use spec_model::ops::Op;
 use spec_model::Span;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The operators whose kernels this file checks.
@@ -71,70 +76,6 @@ const OPS: &[Op] = &[
     Op::Arange,
 ];
 
-const DTYPE_NAMES: [&str; 12] =
-    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"];
-
-/// Dtype attributes without tensor storage, or that do not parse.
-const BAD_DTYPES: [&str; 7] = ["int4", "float8", "float32x2", "handle", "void", "", "bfloat16"];
-
-/// splitmix64: small, seedable, good enough to draw test cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// True with probability `p` percent.
-    fn pct(&mut self, p: u64) -> bool {
-        self.below(100) < p
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
-fn dtype(name: &str) -> DataType {
-    DataType::parse(name).expect("a dtype")
-}
-
-fn random_dtype(rng: &mut Rng) -> DataType {
-    dtype(rng.pick(&DTYPE_NAMES))
-}
-
-fn float_dtype(rng: &mut Rng) -> DataType {
-    dtype(rng.pick(&["float16", "float32", "float64"]))
-}
-
-/// A shape: rank 0 to 4, dimensions mostly 1 to 4, sometimes 0.
-fn shape(rng: &mut Rng) -> Vec<u64> {
-    let rank = rng.pick(&[0, 1, 1, 2, 2, 2, 3, 3, 4]);
-    (0..rank)
-        .map(|_| {
-            if rng.pct(5) {
-                0
-            } else if rng.pct(30) {
-                1
-            } else {
-                rng.range(2, 4) as u64
-            }
-        })
-        .collect()
-}
-
 /// A shape that usually broadcasts with `s` (leading dimensions dropped, some
 /// dimensions 1, or extra leading dimensions), sometimes an unrelated one.
 fn related(rng: &mut Rng, s: &[u64]) -> Vec<u64> {
@@ -149,122 +90,6 @@ fn related(rng: &mut Rng, s: &[u64]) -> Vec<u64> {
             let drop = rng.below(s.len() as u64 + 1) as usize;
             s[drop..].iter().map(|&d| if rng.pct(30) { 1 } else { d }).collect()
         }
-    }
-}
-
-fn int_value(rng: &mut Rng, bits: u32, signed: bool) -> i128 {
-    let (min, max) =
-        if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
-    let v = match rng.below(10) {
-        0 => rng.pick(&[min, max, 0, 1, -1, min + 1, max - 1, 2, 7]),
-        1 | 2 => (rng.next() as i128).rem_euclid(max - min + 1) + min,
-        _ => rng.range(-9, 9) as i128,
-    };
-    v.clamp(min, max)
-}
-
-fn float_value(rng: &mut Rng) -> f64 {
-    match rng.below(12) {
-        0 | 1 => rng.pick(&[
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            0.5,
-            -2.5,
-            1e-40,
-            -5e-324,
-            1e300,
-            -1e38,
-            65504.0,
-            70000.0,
-            f32::MAX as f64,
-            9.3e18,
-            -9.3e18,
-            1.8e19,
-            255.5,
-            -128.5,
-            127.99,
-            -0.4,
-        ]),
-        2 => f64::from_bits(rng.next()),
-        3 => (rng.next() % 2_000_001) as f64 - 1_000_000.0,
-        _ => (rng.range(-1000, 1000) as f64) / 100.0,
-    }
-}
-
-/// `n` random elements of `dt`.
-fn data(rng: &mut Rng, dt: DataType, n: usize) -> TensorData {
-    let mut ints = |bits, signed| (0..n).map(|_| int_value(rng, bits, signed)).collect::<Vec<i128>>();
-    match DTYPE_NAMES.iter().position(|d| dtype(d) == dt).expect("a dtype with storage") {
-        0 => TensorData::Bool(ints(1, false).into_iter().map(|v| v != 0).collect()),
-        1 => TensorData::I8(ints(8, true).into_iter().map(|v| v as i8).collect()),
-        2 => TensorData::I16(ints(16, true).into_iter().map(|v| v as i16).collect()),
-        3 => TensorData::I32(ints(32, true).into_iter().map(|v| v as i32).collect()),
-        4 => TensorData::I64(ints(64, true).into_iter().map(|v| v as i64).collect()),
-        5 => TensorData::U8(ints(8, false).into_iter().map(|v| v as u8).collect()),
-        6 => TensorData::U16(ints(16, false).into_iter().map(|v| v as u16).collect()),
-        7 => TensorData::U32(ints(32, false).into_iter().map(|v| v as u32).collect()),
-        8 => TensorData::U64(ints(64, false).into_iter().map(|v| v as u64).collect()),
-        9 => TensorData::F16((0..n).map(|_| f16::from_f64(float_value(rng))).collect()),
-        10 => TensorData::F32((0..n).map(|_| float_value(rng) as f32).collect()),
-        _ => TensorData::F64((0..n).map(|_| float_value(rng)).collect()),
-    }
-}
-
-/// A tensor of dtype `dt` (random when `None`) and a random shape.
-fn any_tensor(rng: &mut Rng, dt: Option<DataType>) -> Value {
-    let dt = dt.unwrap_or_else(|| random_dtype(rng));
-    let s = shape(rng);
-    tensor(rng, dt, &s)
-}
-
-fn tensor(rng: &mut Rng, dt: DataType, shape: &[u64]) -> Value {
-    let n = shape.iter().product::<u64>() as usize;
-    Value::tensor(NDArray { dtype: dt, shape: shape.to_vec(), data: data(rng, dt, n) })
-}
-
-/// A value of each kind but tensor, for argument-kind errors.
-fn not_a_tensor(rng: &mut Rng) -> Value {
-    match rng.below(6) {
-        0 => Value::Null,
-        1 => Value::Shape(Rc::new(vec![2, 1])),
-        2 => Value::Prim(PrimScalar::Int(1, DataType::INT64)),
-        3 => Value::Str("s".into()),
-        4 => Value::Tuple(Rc::new(vec![])),
-        _ => Value::DataType(DataType::FLOAT32),
-    }
-}
-
-/// A dtype attribute: valid mostly, sometimes without storage, ill-kinded or absent.
-fn dtype_attr(rng: &mut Rng, attrs: &mut Attrs, name: &str, absent_pct: u64) {
-    match rng.below(100) {
-        p if p < absent_pct => {}
-        p if p < absent_pct + 3 => attrs.insert(name, AttrValue::Int(3)),
-        p if p < absent_pct + 8 => attrs.insert(name, AttrValue::Str(rng.pick(&BAD_DTYPES).into())),
-        p if p < absent_pct + 10 => attrs.insert(name, AttrValue::None),
-        _ => attrs.insert(name, AttrValue::Str(rng.pick(&DTYPE_NAMES).into())),
-    }
-}
-
-/// An `axis` attribute for a rank-`rank` operand (reductions: `list`).
-fn axis_attr(rng: &mut Rng, attrs: &mut Attrs, rank: usize, list: bool) {
-    let r = rank as i64;
-    let one = |rng: &mut Rng| if rng.pct(90) && r > 0 { rng.range(-r, r - 1) } else { rng.range(-r - 2, r + 1) };
-    match rng.below(12) {
-        0 | 1 => {}
-        2 => attrs.insert("axis", AttrValue::None),
-        3 => attrs.insert("axis", AttrValue::Str("0".into())),
-        4 if list => attrs.insert("axis", AttrValue::List(vec![AttrValue::Str("x".into())])),
-        5 if list => attrs.insert("axis", AttrValue::List(vec![])),
-        6..=8 if list => {
-            let n = rng.range(1, r.max(1));
-            attrs.insert("axis", AttrValue::List((0..n).map(|_| AttrValue::Int(one(rng))).collect()))
-        }
-        _ => attrs.insert("axis", AttrValue::Int(one(rng))),
     }
 }
 
@@ -385,19 +210,8 @@ fn case(rng: &mut Rng, op: Op) -> (Vec<Value>, Attrs) {
             args[n - 1] = big(rng, &[1, 1 << 13]);
         }
     }
-    if rng.pct(5) {
-        // A wrong argument kind, or a wrong count.
-        match rng.below(3) {
-            0 if !args.is_empty() => {
-                let i = rng.below(args.len() as u64) as usize;
-                args[i] = not_a_tensor(rng);
-            }
-            1 => {
-                args.pop();
-            }
-            _ => args.push(args.first().cloned().unwrap_or(Value::Null)),
-        }
-    }
+    // A wrong argument kind, or a wrong count.
+    break_args(rng, &mut args, 5, true, false);
     (args, attrs)
 }
 
@@ -471,133 +285,35 @@ fn arange_try(rng: &mut Rng) -> Vec<Value> {
     }
 }
 
-/// How one call came out on both sides.
-enum Verdict {
-    Value,
-    Error(&'static str),
-    Poisoned,
-    Mismatch(String),
-}
-
-fn show(r: &Result<Value, String>) -> String {
-    match r {
-        Ok(v) => print_value(v),
-        Err(e) => format!("error {e}"),
-    }
-}
-
-/// Runs `op` on both sides and compares the outcomes.
-fn compare(op: Op, args: &[Value], attrs: &Attrs) -> Verdict {
-    // A small budget, so a huge result is refused at once (resource errors are poisoned).
-    let memory = Memory::new(1 << 26);
-    let oracle = spec_model::limits::Budgets { memory: 1 << 26, ..spec_model::limits::Budgets::DEFAULT }
-        .scope(|| eval_op_standalone(op, args, attrs, Span::SYNTHETIC));
-    if matches!(&oracle, Err(e) if e.kind.is_resource()) {
-        return Verdict::Poisoned;
-    }
-    let Some(eargs) = args.iter().map(|a| from_oracle(a, &memory)).collect::<Option<Vec<_>>>() else {
-        return Verdict::Poisoned;
-    };
-    let engine = run_standalone(op, attrs, &eargs, &memory).expect("a tensor operator lowers to a kernel");
-    if let Err(e) = &engine {
-        if e.kind.is_resource() {
-            return Verdict::Poisoned;
+/// Values bit for bit, or within the differential tester's tolerance for the
+/// operators whose engine kernels may round differently.
+fn values_match(op: Op, args: &[Value], o: &Value, e: &Value) -> bool {
+    match op {
+        Op::Exp | Op::Sigmoid | Op::Softmax | Op::Sum | Op::Mean | Op::Matmul => {
+            // A reordered sum errs in proportion to its terms, which a cancelling
+            // sum can make far larger than its result: the terms' scale (the
+            // largest finite operand, squared for a product) widens the bound.
+            let n = args.iter().chain([o, e]).map(elements).max().unwrap_or(1);
+            let big = args.iter().map(largest).fold(0.0, f64::max);
+            let scale = if op == Op::Matmul { big * big } else { big };
+            values_agree(o, e, Tolerance { reduction: n.max(1) as f64 * (1.0 + scale) })
         }
-    }
-    let agree = match (&oracle, &engine) {
-        (Err(o), Err(e)) => o.kind.name() == e.kind.name() && e.kind.name() != "Crash",
-        (Ok(o), Ok(e)) => to_oracle(e).is_some_and(|e| match op {
-            Op::Exp | Op::Sigmoid | Op::Softmax | Op::Sum | Op::Mean | Op::Matmul => {
-                // A reordered sum errs in proportion to its terms, which a cancelling
-                // sum can make far larger than its result: the terms' scale (the
-                // largest finite operand, squared for a product) widens the bound.
-                let n = args.iter().chain([o, &e]).map(elements).max().unwrap_or(1);
-                let big = args.iter().map(largest).fold(0.0, f64::max);
-                let scale = if op == Op::Matmul { big * big } else { big };
-                values_agree(o, &e, Tolerance { reduction: n.max(1) as f64 * (1.0 + scale) })
-            }
-            _ => values_equal(o, &e, 0.0),
-        }),
-        _ => false,
-    };
-    match (agree, &oracle) {
-        (true, Ok(_)) => Verdict::Value,
-        (true, Err(e)) => Verdict::Error(e.kind.name()),
-        (false, _) => {
-            let o = oracle.map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
-            let e = engine
-                .map(|v| to_oracle(&v).unwrap_or(Value::Null))
-                .map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
-            let shown: Vec<String> = args.iter().map(print_value).collect();
-            Verdict::Mismatch(format!(
-                "{op}\n  attrs: {:?}\n  args:\n    {}\n  oracle: {}\n  engine: {}",
-                attrs.0,
-                shown.join("\n    "),
-                show(&o),
-                show(&e)
-            ))
-        }
+        _ => values_equal(o, e, 0.0),
     }
 }
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-#[derive(Default)]
-struct Tally {
-    values: u64,
-    errors: BTreeMap<&'static str, u64>,
-    poisoned: u64,
-    mismatches: Vec<String>,
-}
+/// The oracle under the engine's memory budget; errors agree by kind.
+const RULES: Rules = Rules { oracle_budget: true, same_rule: false, values: values_match };
 
 #[test]
 fn kernels_agree_with_the_oracle_on_random_calls() {
-    let cases = env_u64("KERNELS_AGREE_CASES", 10_000);
-    let seed = env_u64("KERNELS_AGREE_SEED", 0x5EED);
-    let mut total_mismatches = 0;
-    let mut report = String::new();
-    for (i, &op) in OPS.iter().enumerate() {
-        let mut tally = Tally::default();
-        let started = std::time::Instant::now();
-        for c in 0..cases {
-            let case_seed = seed ^ ((i as u64) << 40) ^ c;
-            let mut rng = Rng(case_seed);
-            let (args, attrs) = case(&mut rng, op);
-            match compare(op, &args, &attrs) {
-                Verdict::Value => tally.values += 1,
-                Verdict::Error(k) => *tally.errors.entry(k).or_default() += 1,
-                Verdict::Poisoned => tally.poisoned += 1,
-                Verdict::Mismatch(m) => tally.mismatches.push(format!("case seed {case_seed:#x}: {m}")),
-            }
-        }
-        report.push_str(&format!(
-            "{op:>20}: {} values, errors {:?}, {} poisoned, {} mismatches ({:.1?})\n",
-            tally.values,
-            tally.errors,
-            tally.poisoned,
-            tally.mismatches.len(),
-            started.elapsed()
-        ));
-        for m in tally.mismatches.iter().take(3) {
-            eprintln!("MISMATCH {m}\n");
-        }
-        total_mismatches += tally.mismatches.len();
-        // Every operator must be exercised on values and on errors, not only one of them.
-        assert!(tally.values * 5 >= cases, "{op}: only {} of {cases} cases compared values", tally.values);
-        assert!(!tally.errors.is_empty() || cases < 100, "{op}: no error case");
-    }
-    eprintln!("{report}");
-    assert_eq!(total_mismatches, 0, "the engine and the oracle disagree (see MISMATCH above)");
+    agree::sweep(OPS, 0x5EED, 10_000, 5, case, &RULES);
 }
 
 /// Hand-picked corner cases, each compared as the random ones are.
 #[test]
 fn corner_cases_agree() {
-    let t = |dt: &str, shape: &[u64], data: TensorData| {
-        Value::tensor(NDArray { dtype: dtype(dt), shape: shape.to_vec(), data })
-    };
+    let t = agree::literal;
     let i64s = |v: &[i64]| t("int64", &[v.len() as u64], TensorData::I64(v.to_vec()));
     let f32s = |v: &[f32]| t("float32", &[v.len() as u64], TensorData::F32(v.to_vec()));
     let f16s =
@@ -671,7 +387,7 @@ fn corner_cases_agree() {
     ];
     let mut bad = Vec::new();
     for (op, args, attrs) in calls {
-        if let Verdict::Mismatch(m) = compare(op, &args, &attrs) {
+        if let Verdict::Mismatch(m) = agree::compare(op, &args, &attrs, &RULES) {
             bad.push(m);
         }
     }

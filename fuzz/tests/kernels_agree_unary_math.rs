@@ -11,8 +11,10 @@
 //! `KERNELS_AGREE_CASES` sets the number of cases per operator (default 4,000) and
 //! `KERNELS_AGREE_SEED` the seed; a mismatch prints the call as `.rx` literals.
 
+mod agree;
+
+use agree::{break_args, dtype, float_dtype, int_value, not_a_tensor, random_dtype, Rng, Rules};
 use fuzz::convert::{from_oracle, to_oracle};
-use half::f16;
 use optimized::kernels::run_standalone;
 use optimized::kernels::simd::{available, with_isa};
 use optimized::Memory;
@@ -22,7 +24,6 @@ use oracle::eval::{PrimScalar, Value};
 use spec_model::grammar::{AttrValue, Attrs, DataType, FloatLit, NDArray, TensorData};
 use spec_model::ops::Op;
 use spec_model::Span;
-use std::rc::Rc;
 
 const OPS: &[Op] = &[
     Op::Erf,
@@ -43,46 +44,6 @@ const OPS: &[Op] = &[
     Op::Clip,
 ];
 
-const DTYPE_NAMES: [&str; 12] =
-    ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"];
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pct(&mut self, p: u64) -> bool {
-        self.below(100) < p
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
-
-fn dtype(name: &str) -> DataType {
-    DataType::parse(name).expect("a dtype")
-}
-
-fn random_dtype(rng: &mut Rng) -> DataType {
-    dtype(rng.pick(&DTYPE_NAMES))
-}
-
-fn float_dtype(rng: &mut Rng) -> DataType {
-    dtype(rng.pick(&["float16", "float32", "float64"]))
-}
-
 /// Rank 0 to 4, dimensions mostly 1 to 4, sometimes 0; now and then one long row.
 fn shape(rng: &mut Rng) -> Vec<u64> {
     if rng.pct(3) {
@@ -90,17 +51,6 @@ fn shape(rng: &mut Rng) -> Vec<u64> {
     }
     let rank = rng.pick(&[0, 1, 1, 2, 2, 3, 4]);
     (0..rank).map(|_| if rng.pct(5) { 0 } else { rng.range(1, 4) as u64 }).collect()
-}
-
-fn int_value(rng: &mut Rng, bits: u32, signed: bool) -> i128 {
-    let (min, max) =
-        if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
-    let v = match rng.below(10) {
-        0 => rng.pick(&[min, max, 0, 1, -1, min + 1, max - 1, 2, 7]),
-        1 | 2 => (rng.next() as i128).rem_euclid(max - min + 1) + min,
-        _ => rng.range(-9, 9) as i128,
-    };
-    v.clamp(min, max)
 }
 
 fn float_value(rng: &mut Rng) -> f64 {
@@ -135,38 +85,11 @@ fn float_value(rng: &mut Rng) -> f64 {
     }
 }
 
-fn data(rng: &mut Rng, dt: DataType, n: usize) -> TensorData {
-    let mut ints = |bits, signed| (0..n).map(|_| int_value(rng, bits, signed)).collect::<Vec<i128>>();
-    match DTYPE_NAMES.iter().position(|d| dtype(d) == dt).expect("a dtype with storage") {
-        0 => TensorData::Bool(ints(1, false).into_iter().map(|v| v != 0).collect()),
-        1 => TensorData::I8(ints(8, true).into_iter().map(|v| v as i8).collect()),
-        2 => TensorData::I16(ints(16, true).into_iter().map(|v| v as i16).collect()),
-        3 => TensorData::I32(ints(32, true).into_iter().map(|v| v as i32).collect()),
-        4 => TensorData::I64(ints(64, true).into_iter().map(|v| v as i64).collect()),
-        5 => TensorData::U8(ints(8, false).into_iter().map(|v| v as u8).collect()),
-        6 => TensorData::U16(ints(16, false).into_iter().map(|v| v as u16).collect()),
-        7 => TensorData::U32(ints(32, false).into_iter().map(|v| v as u32).collect()),
-        8 => TensorData::U64(ints(64, false).into_iter().map(|v| v as u64).collect()),
-        9 => TensorData::F16((0..n).map(|_| f16::from_f64(float_value(rng))).collect()),
-        10 => TensorData::F32((0..n).map(|_| float_value(rng) as f32).collect()),
-        _ => TensorData::F64((0..n).map(|_| float_value(rng)).collect()),
-    }
-}
-
+/// A tensor of `dt`, a shape from `shape` and floats from `float_value`.
 fn tensor(rng: &mut Rng, dt: DataType) -> Value {
     let s = shape(rng);
     let n = s.iter().product::<u64>() as usize;
-    Value::tensor(NDArray { dtype: dt, shape: s, data: data(rng, dt, n) })
-}
-
-fn not_a_tensor(rng: &mut Rng) -> Value {
-    match rng.below(5) {
-        0 => Value::Null,
-        1 => Value::Shape(Rc::new(vec![2, 1])),
-        2 => Value::Str("s".into()),
-        3 => Value::Tuple(Rc::new(vec![])),
-        _ => Value::DataType(DataType::FLOAT32),
-    }
+    Value::tensor(NDArray { dtype: dt, shape: s, data: agree::data(rng, dt, n, float_value) })
 }
 
 /// A bound of `clip`: every PrimValue kind, sometimes NaN, infinite or huge.
@@ -210,103 +133,27 @@ fn case(rng: &mut Rng, op: Op) -> (Vec<Value>, Attrs) {
             args.extend([lo, hi]);
             if rng.pct(3) {
                 let i = rng.range(1, 2) as usize;
-                args[i] = if rng.pct(50) { not_a_tensor(rng) } else { tensor(rng, DataType::FLOAT32) };
+                args[i] = if rng.pct(50) { not_a_tensor(rng, false) } else { tensor(rng, DataType::FLOAT32) };
             }
         }
         _ => {}
     }
-    if rng.pct(4) {
-        match rng.below(3) {
-            0 => args[0] = not_a_tensor(rng),
-            1 => {
-                args.pop();
-            }
-            _ => args.push(args[0].clone()),
-        }
-    }
+    break_args(rng, &mut args, 4, false, true);
     (args, attrs)
 }
 
-enum Verdict {
-    Value,
-    Error,
-    Poisoned,
-    Mismatch(String),
-}
-
-fn compare(op: Op, args: &[Value], attrs: &Attrs) -> Verdict {
-    let memory = Memory::new(1 << 26);
-    let oracle = eval_op_standalone(op, args, attrs, Span::SYNTHETIC);
-    if matches!(&oracle, Err(e) if e.kind.is_resource()) {
-        return Verdict::Poisoned;
-    }
-    let Some(eargs) = args.iter().map(|a| from_oracle(a, &memory)).collect::<Option<Vec<_>>>() else {
-        return Verdict::Poisoned;
-    };
-    let engine = run_standalone(op, attrs, &eargs, &memory).expect("a tensor operator lowers to a kernel");
-    if matches!(&engine, Err(e) if e.kind.is_resource()) {
-        return Verdict::Poisoned;
-    }
-    let agree = match (&oracle, &engine) {
-        (Err(o), Err(e)) => o.kind.name() == e.kind.name() && e.kind.name() != "Crash" && o.rule == e.rule,
-        (Ok(o), Ok(e)) => to_oracle(e).is_some_and(|e| values_equal(o, &e, 0.0)),
-        _ => false,
-    };
-    match (agree, &oracle) {
-        (true, Ok(_)) => Verdict::Value,
-        (true, Err(_)) => Verdict::Error,
-        (false, _) => {
-            let show = |r: Result<Value, String>| match r {
-                Ok(v) => print_value(&v),
-                Err(e) => format!("error {e}"),
-            };
-            let o = oracle.map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
-            let e = engine
-                .map(|v| to_oracle(&v).unwrap_or(Value::Null))
-                .map_err(|e| format!("{} ({}): {}", e.kind.name(), e.rule, e.message));
-            let shown: Vec<String> = args.iter().map(print_value).collect();
-            Verdict::Mismatch(format!(
-                "{op}\n  attrs: {:?}\n  args:\n    {}\n  oracle: {}\n  engine: {}",
-                attrs.0,
-                shown.join("\n    "),
-                show(o),
-                show(e)
-            ))
-        }
-    }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
+/// The oracle without a memory budget; errors agree by kind and rule, values bit for bit.
+const RULES: Rules = Rules { oracle_budget: false, same_rule: true, values: agree::values_equal_exactly };
 
 #[test]
 fn kernels_agree_with_the_oracle_on_random_calls() {
-    let cases = env_u64("KERNELS_AGREE_CASES", 4_000);
-    let seed = env_u64("KERNELS_AGREE_SEED", 0x0A11_5EED);
+    let (seed, cases) = agree::seed_and_cases(0x0A11_5EED, 4_000);
     let mut mismatches = Vec::new();
     for isa in available() {
-        for (i, &op) in OPS.iter().enumerate() {
-            let (mut values, mut errors) = (0, 0);
-            for c in 0..cases {
-                let case_seed = seed ^ ((i as u64) << 40) ^ c;
-                let (args, attrs) = case(&mut Rng(case_seed), op);
-                match with_isa(isa, || compare(op, &args, &attrs)) {
-                    Verdict::Value => values += 1,
-                    Verdict::Error => errors += 1,
-                    Verdict::Poisoned => {}
-                    Verdict::Mismatch(m) => mismatches.push(format!("{isa:?}, case seed {case_seed:#x}: {m}")),
-                }
-            }
-            eprintln!("{isa:?} {op:>18}: {values} values, {errors} errors");
-            assert!(values * 2 >= cases, "{op}: only {values} of {cases} cases compared values");
-            assert!(errors > 0 || cases < 100, "{op}: no error case");
-        }
+        let check = |op: Op, args: &[Value], attrs: &Attrs| with_isa(isa, || agree::compare(op, args, attrs, &RULES));
+        mismatches.extend(agree::random_calls(OPS, seed, cases, 2, &format!("{isa:?}, "), case, &check));
     }
-    for m in mismatches.iter().take(5) {
-        eprintln!("MISMATCH {m}\n");
-    }
-    assert!(mismatches.is_empty(), "{} mismatches (see MISMATCH above)", mismatches.len());
+    agree::assert_no_mismatches(&mismatches);
 }
 
 /// Hand-picked values with known results, checked on both sides (not only agreement).
