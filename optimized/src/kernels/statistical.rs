@@ -296,3 +296,26 @@ fn cumsum_typed<S: Num, D: Num>(
     }
     Ok(Value::tensor(out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_put_the_reduced_dimensions_inside_in_order() {
+        let x: Vec<u32> = (0..6).collect();
+        assert_eq!(&*rows(&x, &[2, 3], &[true, false]), &[0, 3, 1, 4, 2, 5]);
+        assert!(matches!(rows(&x, &[2, 3], &[false, true]), Cow::Borrowed(_)));
+        assert_eq!(&*rows(&x, &[3, 1, 2], &[false, true, false]), &[0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn arg_rows_pick_the_first_extreme_and_the_first_nan() {
+        assert_eq!(arg_row(&[1.0f32, 3.0, 3.0, -1.0], true), 1);
+        assert_eq!(arg_row(&[1.0f32, 3.0, -1.0, -1.0], false), 2);
+        assert_eq!(arg_row(&[1.0f32, f32::NAN, 9.0, f32::NAN], true), 1);
+        assert_eq!(arg_row(&[1.0f32, f32::NAN, -9.0], false), 1);
+        assert_eq!(variance_row(&[1i32, 2, 4]), 1);
+        assert_eq!(variance_row(&[1.0f64, 2.0, 3.0, 4.0]), 1.25);
+    }
+}

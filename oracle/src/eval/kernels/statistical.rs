@@ -205,3 +205,52 @@ pub(crate) fn cumsum(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     });
     Ok(tensor_value(dtype, shape, data))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec_model::grammar::{AttrValue, Attrs};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+
+    fn run(op: Op, v: Vec<i32>, shape: &[u64], attrs: &[(&str, AttrValue)]) -> EvalResult<Value> {
+        let mut a = Attrs::default();
+        attrs.iter().for_each(|(k, v)| a.insert(*k, v.clone()));
+        let x = tensor_value(DataType::INT32, shape.to_vec(), TensorData::I32(v));
+        crate::eval::ops::eval_op_standalone(op, &[x], &a, Span::SYNTHETIC)
+    }
+
+    fn ints(v: &Value) -> Vec<i64> {
+        let Value::Tensor(t) = v else { panic!("a tensor") };
+        let t = t.borrow();
+        (0..t.data.len())
+            .map(|i| if let spec_model::grammar::Scalar::Int(x) = t.data.get(i) { x as i64 } else { 0 })
+            .collect()
+    }
+
+    #[test]
+    fn edge_cases() {
+        let empty = run(Op::Prod, vec![], &[0, 2], &[("axis", AttrValue::Int(0))]).unwrap();
+        assert_eq!(ints(&empty), [1, 1]);
+        let e = run(Op::Variance, vec![], &[0], &[]).err().unwrap();
+        assert_eq!(e.kind, ErrorKind::DivisionByZero);
+        let e = run(Op::Argmax, vec![], &[2, 0], &[("axis", AttrValue::Int(1))]).err().unwrap();
+        assert_eq!((e.kind, e.rule.as_str()), (ErrorKind::OpError, "OP-argmax"));
+        let e = run(Op::Cumsum, vec![1], &[], &[("axis", AttrValue::Int(0))]).err().unwrap();
+        assert_eq!(e.kind, ErrorKind::OpError);
+        let c = run(
+            Op::Cumsum,
+            vec![1, 2, 3, 4],
+            &[2, 2],
+            &[("axis", AttrValue::Int(0)), ("exclusive", AttrValue::Bool(true))],
+        );
+        assert_eq!(ints(&c.unwrap()), [0, 0, 1, 2]);
+        let m = run(
+            Op::Argmin,
+            vec![3, 1, 1, 0],
+            &[2, 2],
+            &[("axis", AttrValue::Int(-1)), ("keepdims", AttrValue::Bool(true))],
+        );
+        assert_eq!(ints(&m.unwrap()), [1, 1]);
+    }
+}
