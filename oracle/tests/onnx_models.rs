@@ -45,7 +45,10 @@ fn run(dir: &Path, form: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() || !stdout.contains("agree") {
+    // `--engine both` reports on stderr whether the two engines agree.
+    let agreed =
+        stderr.lines().chain(stdout.lines()).any(|l| l.starts_with("agree: the oracle and the optimized engine"));
+    if !output.status.success() || !agreed {
         return Err(format!("oracle eval failed ({}):\n{stdout}\n{stderr}", output.status));
     }
     let (shape, got) = floats(&out.join("result.npy"));
