@@ -11,6 +11,9 @@
 //!
 //! `KERNELS_AGREE_SEED` and `KERNELS_AGREE_CASES` (per operator) choose the cases.
 
+mod agree;
+
+use agree::{Rng, DTYPES};
 use fuzz::convert::{from_oracle, to_oracle};
 use optimized::Memory;
 use oracle::engine::compare::{values_agree, Tolerance};
@@ -24,47 +27,6 @@ use std::rc::Rc;
 
 const DEFAULT_SEED: u64 = 0x636f_6e76_706f_6f6c;
 const DEFAULT_CASES: u64 = 3_000;
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = (hi as i128 - lo as i128 + 1) as u128;
-        (lo as i128 + (self.next() as u128 % span) as i128) as i64
-    }
-    fn pct(&mut self, p: u64) -> bool {
-        self.below(100) < p
-    }
-    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize].clone()
-    }
-}
-
-const DTYPES: [DataType; 12] = [
-    DataType::bool(),
-    DataType::int(8),
-    DataType::int(16),
-    DataType::int(32),
-    DataType::int(64),
-    DataType::uint(8),
-    DataType::uint(16),
-    DataType::uint(32),
-    DataType::uint(64),
-    DataType::float(16),
-    DataType::float(32),
-    DataType::float(64),
-];
 
 const EXTREMES: [i64; 5] = [i64::MIN, -1, 1 << 31, 1 << 40, i64::MAX];
 
