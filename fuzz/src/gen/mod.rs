@@ -10,6 +10,7 @@ mod conv;
 mod exprs;
 mod funcs;
 mod inputs;
+mod layout_transform;
 mod manipulate_dims;
 pub mod ops;
 mod statistics;

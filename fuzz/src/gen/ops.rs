@@ -446,6 +446,7 @@ impl<'a> Gen<'a, '_> {
             | Op::Tile
             | Op::Repeat
             | Op::CollapseSumLike => return self.manipulate_dims_call(this, sc),
+            Op::LayoutTransform => return self.layout_transform_call(sc),
             Op::Zeros | Op::Ones => {
                 let dtype = self.choose(&[DataType::FLOAT32, DataType::INT32, DataType::INT64, DataType::BOOL])?;
                 let shapes = sc.vars_where(|t| matches!(t, Ty::Shape(ds) if self.fits(ds)));

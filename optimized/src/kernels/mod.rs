@@ -14,6 +14,7 @@ pub mod elementwise;
 pub mod fused;
 pub mod lanes;
 pub mod layout;
+pub mod layout_transform;
 pub mod linalg;
 pub mod manipulate;
 pub mod manipulate_dims;
@@ -349,6 +350,7 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Tile => kernel(manipulate_dims::tile(l)),
         Op::Repeat => kernel(manipulate_dims::repeat(l)),
         Op::CollapseSumLike => kernel(manipulate_dims::collapse_sum_like(l)),
+        Op::LayoutTransform => kernel(layout_transform::layout_transform(l)),
         Op::Zeros => kernel(create::zeros_ones(l, false)),
         Op::Ones => kernel(create::zeros_ones(l, true)),
         Op::Full => kernel(create::full(l)),

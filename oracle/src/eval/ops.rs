@@ -7,7 +7,7 @@ use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
-use super::kernels::{conv, create, linalg, manipulate, manipulate_dims, norm, pool, statistical, Cx};
+use super::kernels::{conv, create, layout, linalg, manipulate, manipulate_dims, norm, pool, statistical, Cx};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -152,6 +152,7 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Tile => manipulate_dims::tile(&cx, args),
         Op::Repeat => manipulate_dims::repeat(&cx, args),
         Op::CollapseSumLike => manipulate_dims::collapse_sum_like(&cx, args),
+        Op::LayoutTransform => layout::layout_transform(&cx, args),
         Op::Zeros => create::zeros_ones(&cx, args, false),
         Op::Ones => create::zeros_ones(&cx, args, true),
         Op::Full => create::full(&cx, args),

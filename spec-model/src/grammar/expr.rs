@@ -245,4 +245,6 @@ pub enum AttrValue {
     Str(String),
     List(Vec<AttrValue>),
     Dict(BTreeMap<String, AttrValue>),
+    /// `lambda i, j: (...)`: `R.layout_transform`'s `index_map`.
+    IndexMap(super::IndexMap),
 }

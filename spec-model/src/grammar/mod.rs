@@ -4,6 +4,7 @@
 
 mod datatype;
 mod expr;
+mod index_map;
 mod module;
 mod ndarray;
 mod prim_expr;
@@ -17,6 +18,7 @@ pub use datatype::{DataType, TypeCode};
 pub use expr::{
     AttrValue, Attrs, Binding, BindingBlock, BlockKind, Call, Expr, ExprKind, Function, If, SeqExpr, Var, VarNode,
 };
+pub use index_map::IndexMap;
 pub use module::{BaseFunc, GlobalVar, IRModule};
 pub use ndarray::{NDArray, Scalar, TensorData};
 pub use prim_expr::{FloatLit, PrimBinOp, PrimExpr, PrimExprKind, PrimVar, PrimVarNode};

@@ -29,6 +29,8 @@ pub enum AttrKind {
     Float,
     /// `None` or a number.
     OptFloat,
+    /// An index map, `lambda i, j: (...)`.
+    IndexMap,
 }
 
 impl AttrKind {
@@ -47,6 +49,7 @@ impl AttrKind {
             AttrKind::OptInt => matches!(v, AttrValue::None | AttrValue::Int(_)),
             AttrKind::Float => matches!(v, AttrValue::Float(_) | AttrValue::Int(_)),
             AttrKind::OptFloat => matches!(v, AttrValue::None | AttrValue::Float(_) | AttrValue::Int(_)),
+            AttrKind::IndexMap => matches!(v, AttrValue::IndexMap(_)),
         }
     }
 
@@ -63,6 +66,7 @@ impl AttrKind {
             AttrKind::OptInt => "None or an integer",
             AttrKind::Float => "a number",
             AttrKind::OptFloat => "None or a number",
+            AttrKind::IndexMap => "an index map such as `lambda i, j: (j, i)`",
         }
     }
 }
@@ -152,6 +156,14 @@ pub mod schemas {
         opt("count_include_pad", Bool),
         opt("layout", Str),
         opt("out_layout", Str),
+    ];
+    /// `axis_separators` / `input_axis_separators` (Relax's tests; gone in TVM 0.27)
+    /// only split the buffer when TIR flattens it: no effect on values.
+    pub const LAYOUT_TRANSFORM: &[AttrSpec] = &[
+        req("index_map", IndexMap),
+        opt("pad_value", OptFloat),
+        opt("axis_separators", OptIntList),
+        opt("input_axis_separators", OptIntList),
     ];
     pub const ADAPTIVE_POOL2D: &[AttrSpec] =
         &[opt("output_size", IntOrIntList), opt("layout", Str), opt("out_layout", Str)];

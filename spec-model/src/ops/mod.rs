@@ -13,6 +13,7 @@ mod conv;
 mod create;
 mod elementwise;
 mod infer;
+mod layout_transform;
 mod linalg;
 mod manipulate;
 mod manipulate_dims;
@@ -25,6 +26,7 @@ mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
 pub use infer::{dim_op, Infer};
+pub use layout_transform::map_shape;
 pub use syntax::OpParam;
 
 use crate::diagnostic::Diagnostic;

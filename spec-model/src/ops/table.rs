@@ -493,6 +493,12 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: manipulate_dims::collapse_sum_like,
                 summary: "collapse_sum_like(data, collapse_target): data summed down to collapse_target's shape (the reverse of broadcasting).",
             }
+            LayoutTransform = "layout_transform" {
+                pure: true, arity: Exactly(1), attrs: s::LAYOUT_TRANSFORM,
+                sig: Some(&[Expr("x"), Attr("index_map"), Attr("pad_value"), Attr("axis_separators"), Attr("input_axis_separators")]),
+                sinfo_args: false, minus_one: &[], infer: layout_transform::layout_transform,
+                summary: "layout_transform(x, index_map, pad_value): x's element at index i moved to index_map(i); unmapped positions hold pad_value (default 0).",
+            }
             // Creation
             Zeros = "zeros" {
                 pure: true, arity: Exactly(1), attrs: s::CREATE, sig: Some(&[Shape("shape"), Attr("dtype")]),

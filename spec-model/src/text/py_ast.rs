@@ -110,6 +110,11 @@ pub enum PyExprKind {
         left: Box<PyExpr>,
         right: Box<PyExpr>,
     },
+    /// `lambda a, b: body`: only as `R.layout_transform`'s index map.
+    Lambda {
+        params: Vec<(String, crate::span::Span)>,
+        body: Box<PyExpr>,
+    },
 }
 
 impl PyExpr {
@@ -151,6 +156,7 @@ impl PyExpr {
             PyExprKind::Binary { .. } => "an arithmetic operation",
             PyExprKind::BoolOp { .. } => "a boolean operation",
             PyExprKind::Compare { .. } => "a comparison",
+            PyExprKind::Lambda { .. } => "a lambda",
         }
     }
 }

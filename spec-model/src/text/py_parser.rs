@@ -525,9 +525,28 @@ impl Parser {
         Ok(PyExpr { kind: PyExprKind::Tuple(items), span })
     }
 
+    /// `lambda a, b: body`, the form of an index map (`R.layout_transform`).
+    fn lambda(&mut self) -> ParseResult<PyExpr> {
+        let start = self.bump().span;
+        let mut params = Vec::new();
+        while !self.is_op(":") {
+            params.push(self.expect_name("a lambda parameter")?);
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(":")?;
+        if self.is_kw("lambda") {
+            return Err(ParseError::syntax("a lambda's body cannot be another lambda", self.span()));
+        }
+        let body = self.expr()?;
+        let span = start.to(body.span);
+        Ok(PyExpr { kind: PyExprKind::Lambda { params, body: Box::new(body) }, span })
+    }
+
     fn expr(&mut self) -> ParseResult<PyExpr> {
         if self.is_kw("lambda") {
-            return Err(ParseError::syntax("`lambda` is not part of the .rx format", self.span()));
+            return self.lambda();
         }
         let e = self.binary(0)?;
         if self.is_kw("if") {

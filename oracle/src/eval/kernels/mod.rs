@@ -9,6 +9,7 @@
 mod broadcast;
 pub(crate) mod conv;
 pub(crate) mod create;
+pub(crate) mod layout;
 mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod linalg;

@@ -145,6 +145,13 @@ pub(crate) fn expr(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<Expr> {
         PyExprKind::Dict(_) | PyExprKind::Slice { .. } | PyExprKind::NumArray(_) => {
             return Err(ParseError::syntax(format!("{} is not a Relax expression", e.describe()), span))
         }
+        PyExprKind::Lambda { .. } => {
+            return Err(ParseError::syntax(
+                "a lambda is not a Relax expression; it is written only as an index map: \
+                 `R.layout_transform(x, index_map=lambda i, j: (j, i))`",
+                span,
+            ))
+        }
     };
     Ok(Expr::new(kind, span))
 }
@@ -343,7 +350,7 @@ fn call_with_signature(
                 let s = sinfo_list(ctx, &k.value)?;
                 out.sinfo_args = set_sinfo(&mut sinfo_given, s, k.name_span)?;
             } else {
-                out.attrs.insert(k.name.clone(), attr_value(&k.value)?);
+                out.attrs.insert(k.name.clone(), call_attr(ctx, &k.value)?);
             }
         }
         return Ok(Expr::new(ExprKind::Call(Box::new(out)), span));
@@ -404,7 +411,7 @@ fn call_with_signature(
                 }),
                 // `out_dtype=None`, as TVM 0.27 prints an unset dtype: the same as leaving it out.
                 OpParam::Attr("out_dtype") if matches!(a.kind, PyExprKind::NoneLit) => {}
-                OpParam::Attr(n) => out.attrs.insert(*n, attr_value(a)?),
+                OpParam::Attr(n) => out.attrs.insert(*n, call_attr(ctx, a)?),
                 OpParam::Sinfo(n) => {
                     let s = if *n == "out_sinfo" { vec![out_sinfo(ctx, a)?] } else { sinfo_list(ctx, a)? };
                     out.sinfo_args = set_sinfo(&mut sinfo_given, s, a.span)?;
@@ -442,4 +449,40 @@ fn shape_arg(ctx: &mut Ctx, a: &PyExpr) -> ParseResult<Expr> {
         }
         _ => expr(ctx, a),
     }
+}
+
+/// A call's attribute value: a literal ([`attr_value`]), or an index map written
+/// `lambda i, j: (...)` or `T.index_map(lambda i, j: (...))` (TVM 0.27's printer),
+/// whose parameters are `int64` index variables scoped to its body.
+fn call_attr(ctx: &Ctx, e: &PyExpr) -> ParseResult<crate::grammar::AttrValue> {
+    let lambda = match &e.kind {
+        PyExprKind::Call { func, args, keywords } if func.dotted_name().as_deref() == Some("T.index_map") => {
+            match (&args[..], keywords.iter().find(|k| k.name != "index_dtype")) {
+                ([l @ PyExpr { kind: PyExprKind::Lambda { .. }, .. }], None) => l,
+                (_, Some(k)) => {
+                    return Err(ParseError::syntax(format!("`T.index_map` has no parameter `{}`", k.name), k.name_span))
+                }
+                _ => return Err(ParseError::syntax("`T.index_map` takes one lambda", e.span)),
+            }
+        }
+        PyExprKind::Lambda { .. } => e,
+        _ => return attr_value(e),
+    };
+    let PyExprKind::Lambda { params, body } = &lambda.kind else { return attr_value(e) };
+    let mut inner = ctx.enter();
+    let mut vars = Vec::with_capacity(params.len());
+    for (i, (name, span)) in params.iter().enumerate() {
+        if params[..i].iter().any(|(n, _)| n == name) {
+            return Err(ParseError::syntax(format!("the lambda parameter `{name}` is given twice"), *span));
+        }
+        let v = crate::grammar::PrimVar::shape_var(name.clone());
+        inner.define(name, Entity::Shape(v.clone()));
+        vars.push(v);
+    }
+    let items: Vec<&PyExpr> = match &body.kind {
+        PyExprKind::Tuple(items) | PyExprKind::List(items) => items.iter().collect(),
+        _ => vec![&**body],
+    };
+    let results = items.into_iter().map(|r| prim_expr(&mut inner, r, NameMode::Resolve)).collect::<ParseResult<_>>()?;
+    Ok(crate::grammar::AttrValue::IndexMap(crate::grammar::IndexMap { params: vars, results }))
 }

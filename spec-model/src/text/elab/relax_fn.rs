@@ -281,6 +281,11 @@ fn names_in(e: &PyExpr, out: &mut HashSet<String>) {
         PyExprKind::Slice { lower, upper, step } => {
             [lower, upper, step].into_iter().flatten().for_each(|x| names_in(x, out));
         }
+        PyExprKind::Lambda { params, body } => {
+            let mut inner = HashSet::new();
+            names_in(body, &mut inner);
+            out.extend(inner.into_iter().filter(|n| !params.iter().any(|(p, _)| p == n)));
+        }
         PyExprKind::Int(_)
         | PyExprKind::Float(_)
         | PyExprKind::Str(_)

@@ -50,6 +50,24 @@ pub(crate) fn attr_value(v: &AttrValue) -> Doc {
         AttrValue::Str(s) => txt(string_lit(s)),
         AttrValue::List(items) => list(items.iter().map(attr_value).collect()),
         AttrValue::Dict(d) => attr_dict(d),
+        AttrValue::IndexMap(m) => index_map(m, &|v| v.name().to_string(), &|e| txt(super::print_prim_expr(e)), false),
+    }
+}
+
+/// `lambda i, j: (e1, e2)`, or `T.index_map(lambda ...)` as TVM 0.27 prints it.
+pub(crate) fn index_map(
+    m: &crate::grammar::IndexMap,
+    name: &dyn Fn(&crate::grammar::PrimVar) -> String,
+    prim: &dyn Fn(&crate::grammar::PrimExpr) -> Doc,
+    tvm: bool,
+) -> Doc {
+    let params: Vec<String> = m.params.iter().map(name).collect();
+    let body = tuple(m.results.iter().map(prim).collect());
+    let lambda = txt(format!("lambda {}: ", params.join(", "))).append(body);
+    if tvm {
+        call("T.index_map", vec![lambda])
+    } else {
+        lambda
     }
 }
 

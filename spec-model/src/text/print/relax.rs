@@ -449,8 +449,20 @@ impl RelaxPrinter {
         }
     }
 
+    /// A call's attribute value; an index map's parameters are named in this printer's
+    /// scope, and TVM 0.27 writes it `T.index_map(lambda ...)`.
+    fn call_attr(&self, v: &AttrValue) -> Doc {
+        match v {
+            AttrValue::IndexMap(m) => {
+                let name = |p: &crate::grammar::PrimVar| self.names.borrow_mut().prim_named(p, p.name());
+                super::literal::index_map(m, &name, &|e| self.prim(e), self.dialect == Dialect::Tvm027)
+            }
+            _ => attr_value(v),
+        }
+    }
+
     fn call_expr(&self, c: &Call) -> Doc {
-        let attrs = || c.attrs.0.iter().map(|(k, v)| txt(format!("{k}=")).append(attr_value(v)));
+        let attrs = || c.attrs.0.iter().map(|(k, v)| txt(format!("{k}=")).append(self.call_attr(v)));
         let sinfo_kw = |kw: &'static str| -> Option<Doc> {
             if c.sinfo_args.is_empty() {
                 return None;
@@ -514,7 +526,7 @@ impl RelaxPrinter {
                 OpParam::Attr(n) => {
                     keywords_only = true;
                     if let Some(v) = attrs_left.remove(*n) {
-                        docs.push(txt(format!("{n}=")).append(attr_value(&v)));
+                        docs.push(txt(format!("{n}=")).append(self.call_attr(&v)));
                     }
                 }
                 OpParam::Sinfo(n) => {
