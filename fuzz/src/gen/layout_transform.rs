@@ -48,14 +48,9 @@ impl Gen<'_, '_> {
                 results[a] =
                     PrimExpr::binary(PrimBinOp::Add, PrimExpr::binary(PrimBinOp::Mul, p(a), lit(b)), p(a + 1));
                 results.remove(a + 1);
-                // hi = (n - 1) * b + (b - 1); the extent hi + 1.
-                let hi = Dim::binary(
-                    PrimBinOp::Add,
-                    &Dim::binary(PrimBinOp::Mul, &Dim::binary(PrimBinOp::Sub, &xd[a], &Dim::lit(1)), &Dim::lit(b)),
-                    &Dim::lit(b - 1),
-                );
+                // The rule's linear bound: (n - 1) * b + (b - 1) + 1 = n * b.
                 let mut out = xd.clone();
-                out[a] = Dim::binary(PrimBinOp::Add, &hi, &Dim::lit(1));
+                out[a] = Dim::binary(PrimBinOp::Mul, &xd[a], &Dim::lit(b));
                 out.remove(a + 1);
                 (results, out)
             }
