@@ -191,6 +191,7 @@ fn is_builtin(name: &str) -> bool {
     matches!(
         name,
         "const"
+            | "linear"
             | "shape"
             | "prim_value"
             | "str"
@@ -285,6 +286,31 @@ fn builtin(ctx: &mut Ctx, name: &str, span: Span, args: &[PyExpr], keywords: &[K
         "tuple" => {
             no_keywords(&callee, keywords)?;
             ExprKind::Tuple(args.iter().map(|a| expr(ctx, a)).collect::<ParseResult<_>>()?)
+        }
+        // Not an operator in TVM either: `relax.op.linear` is a Python helper building
+        // `matmul(data, permute_dims(weight), out_dtype)` plus `bias` when given, and
+        // TVMScript evaluates it to that expression (proofs-notes/interpretations.md).
+        "linear" => {
+            let a = super::attrs::bind_args(&callee, span, &["data", "weight", "bias", "out_dtype"], args, keywords)?;
+            let (Some(data), Some(weight)) = (a[0], a[1]) else {
+                return Err(ParseError::syntax("`R.linear` needs `data` and `weight`", span));
+            };
+            let (data, weight) = (expr(ctx, data)?, expr(ctx, weight)?);
+            let transposed = op_call(Op::PermuteDims, vec![weight], span);
+            let mut product = Call {
+                op: Expr::new(ExprKind::Op(Op::Matmul.into()), span),
+                args: vec![data, transposed],
+                sinfo_args: Vec::new(),
+                attrs: Attrs::default(),
+            };
+            if let Some(d) = a[3].filter(|d| !matches!(d.kind, PyExprKind::NoneLit)) {
+                product.attrs.insert("out_dtype", attr_value(d)?);
+            }
+            let product = Expr::new(ExprKind::Call(Box::new(product)), span);
+            return match a[2].filter(|b| !matches!(b.kind, PyExprKind::NoneLit)) {
+                Some(b) => Ok(op_call(Op::Add, vec![product, expr(ctx, b)?], span)),
+                None => Ok(product),
+            };
         }
         "call_packed" => {
             let Some(first) = args.first() else {
