@@ -191,3 +191,26 @@ fn dialect_names() {
     assert_eq!("rx".parse::<Dialect>(), Ok(Dialect::Rx));
     assert!("tvm".parse::<Dialect>().is_err());
 }
+
+#[test]
+fn signature_shape_variables_are_module_type_vars() {
+    // TVM 0.27 (Python 3.11) prints `n = TypeVar("n")` at module level and the bare
+    // name in signatures; a compound dimension stays a string; a variable only the
+    // body declares keeps `k = T.int64()`; a local function names the enclosing `n`.
+    let src = "from tvm.script import relax as R\n\n@R.function\n\
+def main(x: R.Tensor((\"n\", \"n * 2\"), \"float32\"), y: R.Tensor(\"float32\", ndim=1)):\n    \
+k = T.int64()\n    z = R.match_cast(y, R.Tensor((k,), \"float32\"))\n    \
+@R.function\n    def inner(a: R.Tensor((n, \"n * 2\"), \"float32\")) -> R.Tensor((n, \"n * 2\"), \"float32\"):\n        \
+return a\n    return (inner(x), z)\n";
+    let m = parse_module(src).unwrap_or_else(|e| panic!("{}", e.render("<test>", src)));
+    let tvm = print_module_in(&m, DEFAULT_WIDTH, Dialect::Tvm027);
+    assert!(tvm.starts_with("from typing import TypeVar\n"), "{tvm}");
+    assert!(tvm.contains("\nn = TypeVar(\"n\")\n@I.ir_module\n"), "{tvm}");
+    assert!(tvm.contains("x: R.Tensor((n, \"n * 2\"), dtype=\"float32\")"), "{tvm}");
+    assert!(!tvm.contains("n = T.int64()"), "{tvm}");
+    assert!(tvm.contains("k = T.int64()"), "{tvm}");
+    assert!(!tvm.contains("k = TypeVar"), "{tvm}");
+    check_round_trip_in(&m, Dialect::Tvm027).unwrap_or_else(|e| panic!("{e}"));
+    // The canonical text keeps its quoted declarations.
+    assert!(!print_module(&m, DEFAULT_WIDTH).contains("TypeVar"));
+}

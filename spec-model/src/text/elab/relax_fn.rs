@@ -223,8 +223,8 @@ fn function(outer: &Ctx, def: &FnDef, dec: &Decorator, self_var: Option<bool>) -
 
 /// TVM 0.27's symbolic shape variables, each an `int64` shape variable of this
 /// function: its PEP 695 type parameters (`def f[m, n](...)`), and the module's
-/// `m = TypeVar("m")` names its signature mentions (other than parameter names), as
-/// TVM's parser declares them.
+/// `m = TypeVar("m")` names its signature mentions (other than parameter names and
+/// an enclosing function's shape variables), as TVM's parser declares them.
 fn symbolic_vars(ctx: &mut Ctx, def: &FnDef) -> ParseResult<()> {
     let mut declared: HashSet<&str> = HashSet::new();
     for (t, span) in def.type_params {
@@ -243,7 +243,14 @@ fn symbolic_vars(ctx: &mut Ctx, def: &FnDef) -> ParseResult<()> {
     }
     let type_vars = ctx.type_vars.clone();
     for n in used {
-        if type_vars.contains(&n) && !declared.contains(n.as_str()) && !def.params.iter().any(|p| p.name == n) {
+        // A shape variable of an enclosing function (a local function's signature)
+        // is that variable, as TVM's variable table resolves it.
+        let enclosing = matches!(ctx.lookup(&n), Some(Entity::Shape(_)));
+        if type_vars.contains(&n)
+            && !enclosing
+            && !declared.contains(n.as_str())
+            && !def.params.iter().any(|p| p.name == n)
+        {
             ctx.define(&n, Entity::Shape(PrimVar::shape_var(n.clone())));
         }
     }

@@ -21,6 +21,9 @@ pub(crate) struct RelaxPrinter {
     /// The module's class name, for the `cls = Module` line TVM's parser needs.
     pub module_name: String,
     pub dialect: Dialect,
+    /// Shape variables a TVM 0.27 signature writes as bare names: declared by the
+    /// module-level `n = TypeVar("n")` lines, as TVM 0.27 prints them.
+    pub type_vars: RefCell<Vec<(PrimVar, String)>>,
 }
 
 pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
@@ -30,6 +33,7 @@ pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
         && matches!(m.functions[0].1, BaseFunc::Relax(_));
     let reserved: Rc<HashSet<String>> =
         Rc::new(m.functions.iter().map(|(gv, _)| gv.name.clone()).chain(std::iter::once(m.name.clone())).collect());
+    let mut type_vars: Vec<String> = Vec::new();
     let funcs: Vec<Doc> = m
         .functions
         .iter()
@@ -40,19 +44,34 @@ pub(crate) fn module(m: &IRModule, dialect: Dialect) -> Doc {
                     bare_globals: standalone,
                     module_name: m.name.clone(),
                     dialect,
+                    type_vars: RefCell::default(),
                 };
-                printer.global_function(&gv.name, func)
+                let doc = printer.global_function(&gv.name, func);
+                for (_, n) in printer.type_vars.into_inner() {
+                    if !type_vars.contains(&n) {
+                        type_vars.push(n);
+                    }
+                }
+                doc
             }
             BaseFunc::Tir(func) => super::tir::prim_func(&gv.name, func, reserved.clone(), dialect),
         })
         .collect();
     let mut imports: Vec<Doc> = Vec::new();
+    if !type_vars.is_empty() {
+        imports.push(txt("from typing import TypeVar"));
+    }
     if !standalone {
         imports.push(txt("from tvm.script import ir as I"));
     }
     imports.push(txt("from tvm.script import relax as R"));
     imports.push(txt(format!("from tvm.script import {} as T", dialect.tir_module())));
-    let header = joined(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
+    let mut header = joined(imports, RcDoc::hardline()).append(RcDoc::hardline()).append(RcDoc::hardline());
+    if !type_vars.is_empty() {
+        type_vars.sort();
+        let lines = type_vars.iter().map(|n| txt(format!("{n} = TypeVar({})", string_lit(n))));
+        header = header.append(joined(lines.collect(), RcDoc::hardline())).append(RcDoc::hardline());
+    }
     let sep = RcDoc::hardline().append(RcDoc::hardline());
     if standalone {
         return header.append(joined(funcs, sep));
@@ -76,6 +95,7 @@ fn fresh_printer() -> RelaxPrinter {
         bare_globals: true,
         module_name: String::new(),
         dialect: Dialect::Rx,
+        type_vars: RefCell::default(),
     }
 }
 
@@ -274,7 +294,8 @@ impl RelaxPrinter {
                     vars.push(v);
                 }
             }
-            for v in vars {
+            let declared = self.type_vars.borrow();
+            for v in vars.into_iter().filter(|v| !declared.iter().any(|(t, _)| t == v)) {
                 let n = self.names.borrow_mut().prim(&v);
                 body.push(txt(format!("{n} = T.{}()", v.dtype())));
             }

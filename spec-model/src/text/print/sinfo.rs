@@ -39,9 +39,24 @@ impl RelaxPrinter {
         sp.print(e).0
     }
 
+    /// In a TVM 0.27 signature a dimension that is one shape variable is its bare
+    /// name, declared by a module-level `TypeVar` line (as TVM 0.27 prints it).
+    fn dim(&self, d: &PrimExpr, sig: bool) -> Doc {
+        if let (true, super::Dialect::Tvm027, PrimExprKind::Var(v)) = (sig, self.dialect, &*d.kind) {
+            let doc = self.prim(d);
+            let name = super::render(doc.clone(), usize::MAX).trim_end().to_string();
+            let mut tv = self.type_vars.borrow_mut();
+            if !tv.iter().any(|(t, _)| t == v) {
+                tv.push((v.clone(), name));
+            }
+            return doc;
+        }
+        self.quoted_dim(d, sig)
+    }
+
     /// A dimension; in a signature, one that mentions a shape variable is quoted
     /// (`"n"`, `"n * 2"`), which declares the variable if it is not yet in scope.
-    fn dim(&self, d: &PrimExpr, sig: bool) -> Doc {
+    fn quoted_dim(&self, d: &PrimExpr, sig: bool) -> Doc {
         let doc = self.prim(d);
         if sig && !d.vars().is_empty() {
             let text = super::render(doc, usize::MAX).trim_end().replace('"', "'");
@@ -60,7 +75,10 @@ impl RelaxPrinter {
         match &*s.kind {
             StructInfoKind::Object => txt("R.Object"),
             StructInfoKind::Prim { dtype, value: None } => call("R.Prim", vec![txt(string_lit(&dtype.to_string()))]),
-            StructInfoKind::Prim { value: Some(v), .. } => call("R.Prim", vec![txt("value=").append(self.dim(v, sig))]),
+            // Quoted even where TVM 0.27 writes a bare `TypeVar` dimension.
+            StructInfoKind::Prim { value: Some(v), .. } => {
+                call("R.Prim", vec![txt("value=").append(self.quoted_dim(v, sig))])
+            }
             StructInfoKind::Shape { values: Some(vs), ndim } => {
                 let mut args = vec![list(self.dims(vs, sig))];
                 if *ndim != vs.len() as i64 {
