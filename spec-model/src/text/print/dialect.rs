@@ -42,6 +42,15 @@ use std::str::FromStr;
 ///   (`get_symbolic_vars` in `relax/script/parser/entry.py`), where the `.rx` parser
 ///   takes the one in scope; the printer declares them all (`n = T.int64()`) at the top
 ///   of the global function, so the unquoted names resolve alike in both.
+/// - A global function's signature writes a dimension that is one shape variable as
+///   its bare name, declared by a module-level `n = TypeVar("n")` line (with
+///   `from typing import TypeVar`), which is what TVM 0.27 prints under Python 3.11:
+///   TVM's parser gives every function whose signature names a `TypeVar` its own
+///   `int64` variable (`core/parser.py`), and an enclosing function's variable shadows
+///   the `TypeVar` in a local function. Compound dimensions stay quoted (`"n * 2"`), as
+///   TVM prints them, and so do `R.Prim(value=...)` values; variables only the body
+///   declares keep `k = T.int64()`.
+/// - An index map is `T.index_map(lambda i, j: ...)`, as TVM 0.27 prints it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// The canonical `.rx` text, in the spec's vocabulary.
