@@ -141,3 +141,33 @@ fn generated_programs_fit_a_quarter_of_the_budgets() {
         });
     }
 }
+
+/// `call_tir` reaches the PrimFunc's scalar parameters both ways: a `tir_vars` shape,
+/// and (TVM 0.27's form) PrimValues among the arguments.
+#[test]
+fn call_tir_passes_scalars_as_tir_vars_and_as_prim_values() {
+    use spec_model::grammar::{visit::walk_expr, BaseFunc, ExprKind};
+    use spec_model::ops::Op;
+    let (mut tir_vars, mut prims) = (0, 0);
+    // Scalar parameters are rare (a kernel that reads a dimension); stop once both forms are seen.
+    for seed in 0..4000u64 {
+        if tir_vars > 0 && prims > 0 {
+            break;
+        }
+        let m = program_of(&seed_bytes(seed), false);
+        for (_, f) in &m.ir.functions {
+            let BaseFunc::Relax(f) = f else { continue };
+            walk_expr(&f.body, &mut |e| {
+                let ExprKind::Call(c) = &e.kind else { return };
+                if !matches!(&c.op.kind, ExprKind::Op(o) if o.registered() == Some(Op::CallTir)) {
+                    return;
+                }
+                tir_vars += usize::from(c.args.len() == 3);
+                if let Some(ExprKind::Tuple(xs)) = c.args.get(1).map(|a| &a.kind) {
+                    prims += usize::from(xs.iter().any(|x| matches!(x.kind, ExprKind::PrimValue(_))));
+                }
+            });
+        }
+    }
+    assert!(tir_vars > 0 && prims > 0, "tir_vars: {tir_vars}, PrimValue arguments: {prims}");
+}

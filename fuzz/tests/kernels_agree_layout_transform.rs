@@ -88,11 +88,8 @@ fn index_map(rng: &mut Rng, shape: &[u64]) -> IndexMap {
         2 if rank >= 2 => {
             // `a * b + j`: injective when `b` is at least the extent of `j`.
             let b = shape.get(1).copied().unwrap_or(1) as i64 + rng.range(-1, 1);
-            let mut r: Vec<PrimExpr> = vec![PrimExpr::binary(
-                PrimBinOp::Add,
-                PrimExpr::binary(PrimBinOp::Mul, p(0), PrimExpr::int(b)),
-                p(1),
-            )];
+            let mut r: Vec<PrimExpr> =
+                vec![PrimExpr::binary(PrimBinOp::Add, PrimExpr::binary(PrimBinOp::Mul, p(0), PrimExpr::int(b)), p(1))];
             r.extend((2..rank).map(p));
             r
         }

@@ -11,12 +11,21 @@ use std::time::{Duration, Instant};
 
 const SLACK: Duration = Duration::from_millis(1000);
 
+/// The tests run one at a time: Z3 work is serialized in the process, so a query of one
+/// test waiting behind the other's overrunning worker would spend its budget waiting.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn overrunning_query() -> Vec<spec_model::grammar::PrimExpr> {
     parse_prim_exprs(&["T.floormod(n * (n + 1) * (n + 2), 3)", "0"]).unwrap()
 }
 
 #[test]
 fn a_z3_query_returns_within_its_budget() {
+    let _serial = serial();
     wait_idle();
     let q = overrunning_query();
     let z = Z3Prover::new(300);
@@ -34,6 +43,7 @@ fn a_z3_query_returns_within_its_budget() {
 
 #[test]
 fn the_auto_prover_gives_z3_only_what_is_left_of_the_module_budget() {
+    let _serial = serial();
     wait_idle();
     // Neither equal nor unequal: egg gives up at once; Z3, waited for, runs 3.2 s
     // under a 1 s budget.

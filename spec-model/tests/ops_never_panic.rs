@@ -9,8 +9,8 @@ mod gen;
 use gen::{gen_si, gen_tensor, vars, with_env};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use spec_model::grammar::{
-    AttrValue, Attrs, Call, DataType, Expr, ExprKind, FloatLit, GlobalVar, PrimExpr, PrimExprKind, StructInfo,
-    StructInfoKind, Var,
+    AttrValue, Attrs, Call, DataType, Expr, ExprKind, FloatLit, GlobalVar, IndexMap, PrimBinOp, PrimExpr, PrimExprKind,
+    PrimVar, StructInfo, StructInfoKind, Var,
 };
 use spec_model::ops::{infer_struct_info, Arity, AttrKind, REGISTRY};
 use spec_model::Span;
@@ -47,6 +47,7 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
             1 => AttrValue::Int(int(g)),
             _ => AttrValue::Float(FloatLit(f64::arbitrary(g))),
         },
+        AttrKind::IndexMap => AttrValue::IndexMap(index_map(g)),
         AttrKind::OptIntList | AttrKind::Axes | AttrKind::IntOrIntList | AttrKind::OptInt => {
             match u32::arbitrary(g) % 3 {
                 0 if kind != AttrKind::IntOrIntList => AttrValue::None,
@@ -56,6 +57,30 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
             }
         }
     }
+}
+
+/// A random `lambda`: results over its parameters (and free shape variables) with
+/// `//` and `%` by any constant, zero and negatives included.
+fn index_map(g: &mut Gen) -> IndexMap {
+    let params: Vec<PrimVar> = (0..u32::arbitrary(g) % 4).map(|k| PrimVar::shape_var(format!("i{k}"))).collect();
+    let leaf = |g: &mut Gen| match (u32::arbitrary(g) % 4, params.is_empty()) {
+        (0, _) | (_, true) => gen::dim(g),
+        _ => PrimExpr::var(g.choose(&params).expect("non-empty")),
+    };
+    let results = (0..u32::arbitrary(g) % 5)
+        .map(|_| {
+            let a = leaf(g);
+            let op = *g
+                .choose(&[PrimBinOp::FloorDiv, PrimBinOp::FloorMod, PrimBinOp::Add, PrimBinOp::Mul, PrimBinOp::Sub])
+                .expect("non-empty");
+            match u32::arbitrary(g) % 3 {
+                0 => a,
+                1 => PrimExpr::binary(op, a, PrimExpr::int(int(g))),
+                _ => PrimExpr::binary(op, a, leaf(g)),
+            }
+        })
+        .collect();
+    IndexMap { params, results }
 }
 
 fn arg(g: &mut Gen, si: &StructInfo) -> Expr {

@@ -32,7 +32,8 @@ impl Gen<'_, '_> {
                 let mut out = xd.clone();
                 results[a] = PrimExpr::binary(PrimBinOp::FloorDiv, p(a), lit(c));
                 // The rule's extent of `a // c`: ((n - 1) // c - 0) + 1, folded as it folds.
-                let hi = Dim::binary(PrimBinOp::FloorDiv, &Dim::binary(PrimBinOp::Sub, &xd[a], &Dim::lit(1)), &Dim::lit(c));
+                let hi =
+                    Dim::binary(PrimBinOp::FloorDiv, &Dim::binary(PrimBinOp::Sub, &xd[a], &Dim::lit(1)), &Dim::lit(c));
                 out[a] = Dim::binary(PrimBinOp::Add, &hi, &Dim::lit(1));
                 let at = if self.chance(1, 2) { r } else { a + 1 };
                 results.insert(at, PrimExpr::binary(PrimBinOp::FloorMod, p(a), lit(c)));
@@ -45,8 +46,7 @@ impl Gen<'_, '_> {
                 };
                 let b = xd[a + 1].as_lit().unwrap_or(1);
                 let mut results: Vec<PrimExpr> = (0..r).map(p).collect();
-                results[a] =
-                    PrimExpr::binary(PrimBinOp::Add, PrimExpr::binary(PrimBinOp::Mul, p(a), lit(b)), p(a + 1));
+                results[a] = PrimExpr::binary(PrimBinOp::Add, PrimExpr::binary(PrimBinOp::Mul, p(a), lit(b)), p(a + 1));
                 results.remove(a + 1);
                 // The rule's linear bound: (n - 1) * b + (b - 1) + 1 = n * b.
                 let mut out = xd.clone();

@@ -159,23 +159,37 @@ impl<'a> Gen<'a, '_> {
         let name = self.name(stem);
         let mut func = k.func;
         func.attrs.insert("global_symbol", spec_model::grammar::AttrValue::Str(name.clone()));
-        self.functions.push((GlobalVar::new(name.clone()), BaseFunc::Tir(Rc::new(func))));
         let dims: Vec<Dim> = out.dims.iter().map(|e| pool.dim(e)).collect();
         let ty = Ty::tensor(dims.clone(), out.dtype);
-        let callee = Expr::new(ExprKind::GlobalVar(GlobalVar::new(name)), S);
+        let values: Vec<PrimExpr> = k
+            .scalars
+            .iter()
+            .map(|s| match s {
+                ScalarArg::Dim(e, 0) => pool.dim(e).e,
+                ScalarArg::Dim(e, c) => spec_model::ops::dim_op(PrimBinOp::Add, &pool.dim(e).e, &PrimExpr::int(*c)),
+                ScalarArg::Lit(v) => PrimExpr::int(*v),
+            })
+            .collect();
+        // TVM 0.27's form: literal scalars as PrimValues among the arguments, the
+        // PrimFunc's scalar parameters moved to their positions (after the inputs).
+        let as_prims = !values.is_empty() && values.iter().all(|v| v.as_int().is_some()) && self.chance(1, 2);
+        let mut args = args;
+        if as_prims {
+            let is_scalar = |p: &spec_model::grammar::tir::TirParam| {
+                p.buffer.is_none() && p.var.dtype() != spec_model::grammar::DataType::handle()
+            };
+            let (scalars, buffers): (Vec<_>, Vec<_>) = func.params.drain(..).partition(is_scalar);
+            let n_in = args.len().min(buffers.len());
+            func.params =
+                buffers[..n_in].iter().cloned().chain(scalars).chain(buffers[n_in..].iter().cloned()).collect();
+            args.extend(values.iter().map(|v| Expr::new(ExprKind::PrimValue(v.clone()), S)));
+        }
+        let callee = Expr::new(ExprKind::GlobalVar(GlobalVar::new(name.clone())), S);
         let mut call_args = vec![callee, Expr::new(ExprKind::Tuple(args), S)];
-        if !k.scalars.is_empty() {
-            let values: Vec<PrimExpr> = k
-                .scalars
-                .iter()
-                .map(|s| match s {
-                    ScalarArg::Dim(e, 0) => pool.dim(e).e,
-                    ScalarArg::Dim(e, c) => spec_model::ops::dim_op(PrimBinOp::Add, &pool.dim(e).e, &PrimExpr::int(*c)),
-                    ScalarArg::Lit(v) => PrimExpr::int(*v),
-                })
-                .collect();
+        if !values.is_empty() && !as_prims {
             call_args.push(Expr::new(ExprKind::ShapeExpr(values), S));
         }
+        self.functions.push((GlobalVar::new(name), BaseFunc::Tir(Rc::new(func))));
         let e = call(Expr::op(Op::CallTir), call_args, vec![ty.to_sinfo()], no());
         let w = wide(out.dtype);
         if w == out.dtype {

@@ -131,14 +131,45 @@ impl Run<'_> {
                 let Some(Value::PrimFunc(f)) = args.first() else {
                     return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
                 };
-                let ins = inputs(op, Some(args.get(1).unwrap_or(&Value::unit())), span)?;
-                let scalars: Vec<i64> = match args.get(2) {
-                    Some(Value::Shape(s)) => s.to_vec(),
+                // TVM 0.27's scalar arguments: integer and boolean PrimValues among the
+                // tensors, bound to the scalar parameters before `tir_vars`.
+                let (ins, mut scalars) = match args.get(1) {
+                    Some(Value::Tuple(vs)) => {
+                        let mut scalars = Vec::new();
+                        let mut tensors = Vec::new();
+                        for x in vs.iter() {
+                            match x {
+                                Value::Prim(Prim::Int(i, _)) => scalars.push(*i),
+                                Value::Prim(Prim::Bool(b)) => scalars.push(i64::from(*b)),
+                                Value::Prim(_) => {
+                                    return Err(op_error(
+                                        op,
+                                        "call_tir passes integer and boolean PrimValues only",
+                                        span,
+                                    ))
+                                }
+                                Value::Tensor(t) => tensors.push(t.clone()),
+                                other => {
+                                    let what = other.kind();
+                                    return Err(op_error(
+                                        op,
+                                        format!("each argument must be a tensor, got {what}"),
+                                        span,
+                                    ));
+                                }
+                            }
+                        }
+                        (tensors, scalars)
+                    }
+                    other => (inputs(op, Some(other.unwrap_or(&Value::unit())), span)?, Vec::new()),
+                };
+                match args.get(2) {
+                    Some(Value::Shape(s)) => scalars.extend(s.iter()),
                     Some(other) => {
                         return Err(op_error(op, format!("`tir_vars` must be a shape, got {}", other.kind()), span))
                     }
-                    None => Vec::new(),
-                };
+                    None => {}
+                }
                 let exe = self.exe;
                 let (n, tir) = (ins.len(), &exe.tir[*f]);
                 let overwritten = |i: usize| tir.overwrites(n + i);

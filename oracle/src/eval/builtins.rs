@@ -216,18 +216,37 @@ fn unit() -> Value {
     Value::Tuple(Rc::new(Vec::new()))
 }
 
+/// `call_tir`'s arguments: its tensors, and its integer or boolean PrimValues (TVM
+/// 0.27's scalar arguments, bound to the scalar parameters before `tir_vars`).
+fn call_tir_args(v: &Value, span: Span) -> EvalResult<(Vec<TensorRef>, Vec<i64>)> {
+    let op = Op::CallTir;
+    let Value::Tuple(vs) = v else { return Ok((tuple_of_tensors(v, op, span)?, Vec::new())) };
+    let (mut tensors, mut scalars) = (Vec::new(), Vec::new());
+    for x in vs.iter() {
+        match x {
+            Value::Prim(PrimScalar::Int(i, _)) => scalars.push(*i),
+            Value::Prim(PrimScalar::Bool(b)) => scalars.push(*b as i64),
+            Value::Prim(PrimScalar::Float(..)) => {
+                return Err(op_error(op, "call_tir passes integer and boolean PrimValues only", span))
+            }
+            _ => tensors.push(tensor_arg(x, op, "each argument", span)?),
+        }
+    }
+    Ok((tensors, scalars))
+}
+
 /// OP-call_tir: allocates the outputs, calls the PrimFunc on inputs and outputs.
 pub fn call_tir(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
     let op = Op::CallTir;
     let Some(Value::PrimFunc(fname, f)) = args.first() else {
         return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
     };
-    let inputs = tuple_of_tensors(args.get(1).unwrap_or(&unit()), op, span)?;
-    let scalars: Vec<i64> = match args.get(2) {
-        Some(Value::Shape(s)) => s.to_vec(),
+    let (inputs, mut scalars) = call_tir_args(args.get(1).unwrap_or(&unit()), span)?;
+    match args.get(2) {
+        Some(Value::Shape(s)) => scalars.extend(s.iter()),
         Some(other) => return Err(op_error(op, format!("`tir_vars` must be a shape, got {}", other.kind()), span)),
-        None => Vec::new(),
-    };
+        None => {}
+    }
     let (result, outputs) = alloc_outputs(op, call, sc, span)?;
     let all: Vec<TensorRef> = inputs.into_iter().chain(outputs).collect();
     run_prim_func(f, fname, &all, &scalars, span, &mut mach.fuel)?;

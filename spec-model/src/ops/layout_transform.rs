@@ -191,7 +191,11 @@ fn bounds(m: &IndexMap, dims: &[PrimExpr], e: &PrimExpr) -> Result<(Lin, Lin), S
             match o {
                 PrimBinOp::Add | PrimBinOp::Sub => {
                     let (lc, hc) = b(c)?;
-                    let (x, y) = if *o == PrimBinOp::Add { (la.add(&lc, 1), ha.add(&hc, 1)) } else { (la.add(&hc, -1), ha.add(&lc, -1)) };
+                    let (x, y) = if *o == PrimBinOp::Add {
+                        (la.add(&lc, 1), ha.add(&hc, 1))
+                    } else {
+                        (la.add(&hc, -1), ha.add(&lc, -1))
+                    };
                     (x.ok_or_else(overflow)?, y.ok_or_else(overflow)?)
                 }
                 PrimBinOp::Min | PrimBinOp::Max => {
@@ -218,7 +222,9 @@ fn bounds(m: &IndexMap, dims: &[PrimExpr], e: &PrimExpr) -> Result<(Lin, Lin), S
                     };
                     let truncating = matches!(o, PrimBinOp::Div | PrimBinOp::Mod);
                     if truncating && !(la.terms.is_empty() && la.c >= 0) {
-                        return Err(unsupported("truncating division needs a non-negative dividend; write `//` or `%`"));
+                        return Err(unsupported(
+                            "truncating division needs a non-negative dividend; write `//` or `%`",
+                        ));
                     }
                     if matches!(o, PrimBinOp::FloorDiv | PrimBinOp::Div) {
                         (la.floor_div(k), ha.floor_div(k))

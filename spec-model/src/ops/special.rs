@@ -53,6 +53,32 @@ fn dps_inputs(cx: &Infer, i: usize) -> Result<Vec<StructInfo>, OpError> {
     Ok(fields)
 }
 
+/// `call_tir`'s inputs: the tensors of `args`, and the positions of its integer or
+/// boolean `PrimValue`s (TVM 0.27's scalar arguments).
+fn call_tir_inputs(cx: &Infer) -> Result<(Vec<StructInfo>, Vec<usize>), OpError> {
+    let fields = match &*cx.args[1].kind {
+        StructInfoKind::Tuple { fields } => fields.clone(),
+        StructInfoKind::Tensor { .. } => vec![cx.args[1].clone()],
+        _ => return Err(cx.error("the arguments must be a tuple of tensors and PrimValues")),
+    };
+    let (mut tensors, mut prims) = (Vec::new(), Vec::new());
+    for (j, f) in fields.iter().enumerate() {
+        match &*f.kind {
+            StructInfoKind::Prim { dtype, .. } if dtype.is_int() || dtype.is_uint() || dtype.is_bool() => prims.push(j),
+            StructInfoKind::Prim { dtype, .. } => {
+                return Err(cx.error(format!(
+                    "argument {j} is a {dtype} PrimValue; call_tir passes integer and boolean PrimValues only"
+                )))
+            }
+            _ => {
+                cx.tensor_of(f, &format!("argument {j}"))?;
+                tensors.push(f.clone());
+            }
+        }
+    }
+    Ok((tensors, prims))
+}
+
 /// Checks tensors against the PrimFunc's buffer parameters (rank and dtype, where known).
 fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], scalars: i64) -> Result<(), OpError> {
     let buffers: Vec<_> = f.params.iter().filter_map(|p| p.buffer.as_ref()).collect();
@@ -91,17 +117,23 @@ fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], s
 /// described by `out_sinfo`, calls the PrimFunc `f(*args, *outputs, *tir_vars)` in
 /// destination-passing style and returns the outputs; pure. The result's StructInfo is
 /// `out_sinfo`. `args` is a tuple of tensors; a single tensor stands for the tuple of
-/// it (TVMScript's `R.call_tir(f, x, ...)`). Errors: `f` is not a GlobalVar bound to a
-/// PrimFunc of the module; `args` is neither a tensor nor a tuple of tensors;
-/// `out_sinfo` is not one tensor (with shape and dtype) or a tuple of them; `tir_vars`
-/// is not a shape; the PrimFunc's parameter count, or a buffer's rank or dtype, does
-/// not match.
+/// it (TVMScript's `R.call_tir(f, x, ...)`). Extension (TVM 0.27, where `args` holds
+/// "the ordered tensor and primitive input arguments"): an element of `args` may be an
+/// integer or boolean `PrimValue`, passed to the PrimFunc's scalar parameter at its
+/// position (proofs-notes/operator-semantics.md). Errors: `f` is not a GlobalVar bound
+/// to a PrimFunc of the module; `args` is neither a tensor nor a tuple of tensors and
+/// such `PrimValue`s; `out_sinfo` is not one tensor (with shape and dtype) or a tuple of
+/// them; `tir_vars` is not a shape; the PrimFunc's parameter count, a buffer's rank or
+/// dtype, or the kind of the parameter at a `PrimValue`'s position, does not match.
 pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let (out, outputs) = dps_outputs(cx)?;
-    let inputs = dps_inputs(cx, 1)?;
+    let (inputs, prims) = call_tir_inputs(cx)?;
     let scalars = match cx.call.args.len() {
-        2 => 0,
-        3 => cx.shape_arg(2, "`tir_vars`")?.0,
+        2 => prims.len() as i64,
+        3 => match cx.shape_arg(2, "`tir_vars`")?.0 {
+            -1 => -1,
+            n => n + prims.len() as i64,
+        },
         n => {
             return Err(cx
                 .error(format!("takes a function, a tuple of arguments and optional `tir_vars`, {n} arguments given")))
@@ -115,6 +147,15 @@ pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
             Some(BaseFunc::Tir(f)) => {
                 let all: Vec<StructInfo> = inputs.iter().chain(outputs.iter()).cloned().collect();
                 check_buffers(cx, &gv.name, f, &all, scalars)?;
+                for &j in &prims {
+                    let p = f.params.get(j);
+                    if p.is_some_and(|p| p.buffer.is_some() || p.var.dtype() == crate::grammar::DataType::handle()) {
+                        return Err(cx.error(format!(
+                            "argument {j} is a PrimValue, but parameter {j} of `{}` is a buffer",
+                            gv.name
+                        )));
+                    }
+                }
             }
             Some(BaseFunc::Relax(_)) => {
                 return Err(cx.error(format!("`{}` is a Relax function, not a TIR PrimFunc", gv.name)))

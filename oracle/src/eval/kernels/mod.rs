@@ -9,9 +9,9 @@
 mod broadcast;
 pub(crate) mod conv;
 pub(crate) mod create;
-pub(crate) mod layout;
 mod elem;
 pub(crate) mod elementwise;
+pub(crate) mod layout;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
 pub(crate) mod manipulate_dims;
