@@ -41,9 +41,7 @@ impl Gen<'_, '_> {
                 (results, out)
             }
             _ => {
-                let Some(a) = (0..r.saturating_sub(1)).find(|&a| xd[a + 1].as_lit().is_some_and(|b| b >= 1)) else {
-                    return None;
-                };
+                let a = (0..r.saturating_sub(1)).find(|&a| xd[a + 1].as_lit().is_some_and(|b| b >= 1))?;
                 let b = xd[a + 1].as_lit().unwrap_or(1);
                 let mut results: Vec<PrimExpr> = (0..r).map(p).collect();
                 results[a] = PrimExpr::binary(PrimBinOp::Add, PrimExpr::binary(PrimBinOp::Mul, p(a), lit(b)), p(a + 1));
