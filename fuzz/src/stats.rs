@@ -3,6 +3,7 @@
 
 use crate::invariants::Outcome;
 use oracle::engine::compare::Verdict;
+use spec_model::grammar::tir::{Intrinsic, Stmt, StmtKind, TirExpr, TirExprKind};
 use spec_model::grammar::{BaseFunc, Binding, Expr, ExprKind, IRModule};
 use spec_model::ops::{Op, OpRef};
 use spec_model::rules::RUNTIME_RULES;
@@ -47,6 +48,8 @@ pub struct Stats {
     /// Generated TIR kernels by shape: the stem of the global's name (`tir_bcast`,
     /// `tir_pool`, ...; `crate::gen::tircall::KERNEL_STEMS`).
     pub kernels: BTreeMap<String, usize>,
+    /// Calls of each TIR intrinsic in the generated kernels (`T.exp`, `T.shift_left`, ...).
+    pub intrinsics: BTreeMap<&'static str, usize>,
 }
 
 impl Stats {
@@ -58,8 +61,9 @@ impl Stats {
                     *self.nodes.entry("Function").or_default() += 1;
                     self.expr(&f.body);
                 }
-                BaseFunc::Tir(_) => {
+                BaseFunc::Tir(f) => {
                     *self.nodes.entry("PrimFunc").or_default() += 1;
+                    count_intrinsics(&f.body, &mut self.intrinsics);
                     let stem = gv.name.trim_end_matches(|c: char| c.is_ascii_digit());
                     *self.kernels.entry(stem.to_string()).or_default() += 1;
                 }
@@ -170,6 +174,11 @@ impl Stats {
         Op::ALL.iter().filter(|op| !self.ops.contains_key(op)).map(|op| op.name()).collect()
     }
 
+    /// The TIR intrinsics never called by a generated kernel.
+    pub fn missing_intrinsics(&self) -> Vec<&'static str> {
+        Intrinsic::ALL.iter().map(|i| i.name()).filter(|n| !self.intrinsics.contains_key(n)).collect()
+    }
+
     /// The run-time rules never fired.
     pub fn missing_rules(&self) -> Vec<&'static str> {
         RUNTIME_RULES.iter().map(|(id, _)| *id).filter(|id| !self.rules.contains_key(*id)).collect()
@@ -211,6 +220,12 @@ impl Stats {
         for (k, n) in &self.rules {
             s.push_str(&format!("  {k:<14} {n:>9}  {:>5.1}%\n", pct(*n, firings)));
         }
+        s.push_str(&format!(
+            "TIR intrinsics: {} of {} called; missing: {:?}\n",
+            Intrinsic::ALL.len() - self.missing_intrinsics().len(),
+            Intrinsic::ALL.len(),
+            self.missing_intrinsics()
+        ));
         let kernels: usize = self.kernels.values().sum();
         s.push_str(&format!("TIR kernels generated: {kernels}\n"));
         for (k, n) in &self.kernels {
@@ -227,5 +242,59 @@ impl Stats {
             s.push_str(&format!("  {k:<28} {n:>7}  {:>5.1}%\n", pct(*n, compared)));
         }
         s
+    }
+}
+
+/// Counts the intrinsic calls of TIR statements, nested ones included.
+fn count_intrinsics(ss: &[Stmt], out: &mut BTreeMap<&'static str, usize>) {
+    fn expr(e: &TirExpr, out: &mut BTreeMap<&'static str, usize>) {
+        match &*e.kind {
+            TirExprKind::Var(_) | TirExprKind::IntImm { .. } | TirExprKind::FloatImm { .. } => {}
+            TirExprKind::Binary { a, b, .. } => {
+                expr(a, out);
+                expr(b, out);
+            }
+            TirExprKind::Not(a) | TirExprKind::Cast { value: a, .. } => expr(a, out),
+            TirExprKind::Select { cond, then_value, else_value } => {
+                [cond, then_value, else_value].into_iter().for_each(|x| expr(x, out))
+            }
+            TirExprKind::BufferLoad { indices, .. } => indices.iter().for_each(|x| expr(x, out)),
+            TirExprKind::Call { op, args } => {
+                *out.entry(op.name()).or_default() += 1;
+                args.iter().for_each(|x| expr(x, out));
+            }
+        }
+    }
+    for s in ss {
+        match &s.kind {
+            StmtKind::For { begin, end, body, .. } => {
+                expr(begin, out);
+                expr(end, out);
+                count_intrinsics(body, out);
+            }
+            StmtKind::BufferStore { indices, value, .. } => {
+                indices.iter().for_each(|x| expr(x, out));
+                expr(value, out);
+            }
+            StmtKind::IfThenElse { cond, then_body, else_body } => {
+                expr(cond, out);
+                count_intrinsics(then_body, out);
+                count_intrinsics(else_body, out);
+            }
+            StmtKind::Block(b) => {
+                for iv in &b.iter_vars {
+                    [&iv.begin, &iv.end, &iv.binding].into_iter().for_each(|x| expr(x, out));
+                }
+                if let Some(p) = &b.predicate {
+                    expr(p, out);
+                }
+                if let Some(i) = &b.init {
+                    count_intrinsics(i, out);
+                }
+                count_intrinsics(&b.body, out);
+            }
+            StmtKind::AllocBuffer(b) => b.shape().iter().for_each(|x| expr(x, out)),
+            StmtKind::Let { value, .. } | StmtKind::Evaluate(value) => expr(value, out),
+        }
     }
 }

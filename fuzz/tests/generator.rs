@@ -25,6 +25,7 @@ fn two_thousand_seeds_satisfy_every_invariant() {
     }
     assert!(failures.is_empty(), "{} failures, first:\n{}", failures.len(), failures[0]);
     assert!(stats.missing_ops().is_empty(), "operators never generated: {:?}", stats.missing_ops());
+    assert!(stats.missing_intrinsics().is_empty(), "TIR intrinsics never generated: {:?}", stats.missing_intrinsics());
     let covered = NODE_KINDS.len() - stats.missing_nodes().len();
     assert!(covered * 100 >= NODE_KINDS.len() * 95, "node kinds missing: {:?}", stats.missing_nodes());
     // Most runs return values: the generator avoids errors unless asked for them.

@@ -188,6 +188,10 @@ fn main() {
         eprintln!("operators never generated: {:?}", stats.missing_ops());
         ok = false;
     }
+    if args.iters >= 2000 && !stats.missing_intrinsics().is_empty() {
+        eprintln!("TIR intrinsics never generated: {:?}", stats.missing_intrinsics());
+        ok = false;
+    }
     if interpreted > 0 && !args.allow_interpreted {
         eprintln!(
             "{interpreted} call_tir runs fell back to the engine's TIR interpreter (want every kernel native; \

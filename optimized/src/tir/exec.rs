@@ -2,7 +2,7 @@
 //! machine's frame; fuel per statement and loop iteration (LIMIT-fuel).
 
 use super::lower::{Blk, Ex, ExKind, Slot, St, StKind};
-use super::num::{binary, cast, pow, promote, unary, Num, Val};
+use super::num::{binary, bitwise, cast, pow, promote, unary, Num, Val};
 use super::{Machine, Stop, MAX_LOCAL_ELEMENTS, R};
 use crate::buffer::Buffer;
 use crate::dtype::{DType, Element};
@@ -273,6 +273,11 @@ impl Machine<'_> {
                 let x = self.eval(&ab[0])?;
                 let y = self.eval(&ab[1])?;
                 self.at(e.span, pow(x, y))
+            }
+            ExKind::Bits(op, ab) => {
+                let x = self.eval(&ab[0])?;
+                let y = self.eval(&ab[1])?;
+                self.at(e.span, bitwise(*op, x, y))
             }
             ExKind::Unary(op, a) => {
                 let x = self.eval(a)?;

@@ -44,6 +44,8 @@ pub enum ExKind {
     /// promoted with the static dtype of the other side (`with[0]` for `a`).
     IfThenElse(Box<[Ex; 3]>, [DataType; 2]),
     Pow(Box<[Ex; 2]>),
+    /// `T.bitwise_and/or/xor`, `T.shift_left/right`.
+    Bits(Intrinsic, Box<[Ex; 2]>),
     Unary(Intrinsic, Box<Ex>),
 }
 
@@ -292,7 +294,11 @@ impl Lower {
                 let ((a, da), (b, db)) = (self.expr(a), self.expr(b));
                 (ExKind::Pow(Box::new([a, b])), promote(da, db))
             }
-            (Intrinsic::IfThenElse | Intrinsic::Pow, _) => {
+            (op, [a, b]) if op.is_bitwise_binary() => {
+                let ((a, da), (b, db)) = (self.expr(a), self.expr(b));
+                (ExKind::Bits(op, Box::new([a, b])), promote(da, db))
+            }
+            (op, _) if op.arity() != 1 => {
                 let f = Fault::op(format!("T.{} takes {} arguments, {} given", op.name(), op.arity(), args.len()));
                 (ExKind::Fail(*f), DataType::void())
             }

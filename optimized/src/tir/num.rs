@@ -265,6 +265,36 @@ fn int_binary(op: PrimBinOp, i: i128, j: i128, d: DataType) -> NumResult {
     }
 }
 
+/// `T.bitwise_and/or/xor` and the shifts: both operands converted to their common
+/// dtype, which must be an integer one. The bitwise operations act on the
+/// two's-complement bits (the result fits whenever the operands do); a shift amount
+/// must lie in `[0, bits)`; `a << k` is `a * 2**k`, an `IntegerOverflow` outside the
+/// dtype; `a >> k` rounds toward negative infinity.
+pub fn bitwise(op: Intrinsic, x: Val, y: Val) -> NumResult {
+    let (x, y, d) = if x.dt == y.dt {
+        (x, y, x.dt)
+    } else {
+        let d = promote(x.dt, y.dt);
+        (cast(x, d)?, cast(y, d)?, d)
+    };
+    let (Some(i), Some(k)) = (x.int_value(), y.int_value()) else {
+        return Err(Fault::op(format!("T.{} needs integer arguments, got {d}", op.name())));
+    };
+    let shift = |k: i128| -> Result<u32, Box<Fault>> {
+        u32::try_from(k).ok().filter(|&s| s < u32::from(d.bits)).ok_or_else(|| {
+            Fault::op(format!("T.{} by {k}: the shift amount must lie in [0, {}) for {d}", op.name(), d.bits))
+        })
+    };
+    match op {
+        Intrinsic::BitwiseAnd => fit(i & k, d),
+        Intrinsic::BitwiseOr => fit(i | k, d),
+        Intrinsic::BitwiseXor => fit(i ^ k, d),
+        // |i| < 2^64 and s < 64: exact in i128.
+        Intrinsic::ShiftLeft => fit(i * (1i128 << shift(k)?), d),
+        _ => fit(i >> shift(k)?, d),
+    }
+}
+
 fn float_binary(op: PrimBinOp, f: f64, g: f64, d: DataType) -> Val {
     use PrimBinOp::*;
     let r = match op {
@@ -305,11 +335,19 @@ fn float_binary(op: PrimBinOp, f: f64, g: f64, d: DataType) -> Val {
 /// checked absolute value and `floor`/`ceil`/`round` the identity; the rest need a float.
 pub fn unary(op: Intrinsic, v: Val) -> NumResult {
     match (v.n, v.int_value()) {
+        (Num::F(_), _) if op.is_integer_only() => {
+            Err(Fault::op(format!("T.{} needs an integer argument, got {}", op.name(), v.dt)))
+        }
         (Num::F(x), _) => Ok(Val::float(float_unary(op, x, v.dt), v.dt)),
         (_, i) => match op {
             // A payload fits 64 bits: its absolute value fits `i128`.
             Intrinsic::Fabs => fit(i.unwrap_or_default().saturating_abs(), v.dt),
             Intrinsic::Floor | Intrinsic::Ceil | Intrinsic::Round => Ok(v),
+            // Every bit of the dtype flipped: `max - i` unsigned, `-1 - i` signed.
+            Intrinsic::BitwiseNot => {
+                let i = i.unwrap_or_default();
+                fit(if v.dt.code == TypeCode::UInt { int_range(v.dt).1 - i } else { -1 - i }, v.dt)
+            }
             _ => Err(Fault::op(format!("T.{} needs a float argument, got {}", op.name(), v.dt))),
         },
     }
@@ -331,7 +369,14 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Sin => x.sin(),
             Intrinsic::Cos => x.cos(),
             Intrinsic::Erf => libm::erf(x),
-            Intrinsic::Pow | Intrinsic::IfThenElse => x,
+            Intrinsic::Pow
+            | Intrinsic::IfThenElse
+            | Intrinsic::BitwiseAnd
+            | Intrinsic::BitwiseOr
+            | Intrinsic::BitwiseXor
+            | Intrinsic::BitwiseNot
+            | Intrinsic::ShiftLeft
+            | Intrinsic::ShiftRight => x,
         }
     } else {
         let x = x as f32;
@@ -349,7 +394,14 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Sin => x.sin(),
             Intrinsic::Cos => x.cos(),
             Intrinsic::Erf => libm::erff(x),
-            Intrinsic::Pow | Intrinsic::IfThenElse => x,
+            Intrinsic::Pow
+            | Intrinsic::IfThenElse
+            | Intrinsic::BitwiseAnd
+            | Intrinsic::BitwiseOr
+            | Intrinsic::BitwiseXor
+            | Intrinsic::BitwiseNot
+            | Intrinsic::ShiftLeft
+            | Intrinsic::ShiftRight => x,
         };
         round_to(f64::from(r), d)
     }

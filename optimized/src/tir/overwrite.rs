@@ -225,7 +225,7 @@ fn visit(e: &Ex, f: &mut impl FnMut(&Ex)) {
     f(e);
     match &e.kind {
         ExKind::Const(_) | ExKind::Fail(_) | ExKind::Var(_) => {}
-        ExKind::Bin(_, ab) | ExKind::Pow(ab) => ab.iter().for_each(|x| visit(x, f)),
+        ExKind::Bin(_, ab) | ExKind::Pow(ab) | ExKind::Bits(_, ab) => ab.iter().for_each(|x| visit(x, f)),
         ExKind::Not(a) | ExKind::Cast(_, a) | ExKind::Unary(_, a) => visit(a, f),
         ExKind::Select(abc) | ExKind::IfThenElse(abc, _) => abc.iter().for_each(|x| visit(x, f)),
         ExKind::Load { indices, .. } => indices.iter().for_each(|x| visit(x, f)),

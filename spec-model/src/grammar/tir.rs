@@ -140,10 +140,22 @@ pub enum Intrinsic {
     Cos,
     /// The error function.
     Erf,
+    /// `a & b` on integers (their two's-complement bits).
+    BitwiseAnd,
+    /// `a | b` on integers.
+    BitwiseOr,
+    /// `a ^ b` on integers.
+    BitwiseXor,
+    /// `~a` on an integer: every bit of its dtype flipped.
+    BitwiseNot,
+    /// `a << k`: `a * 2**k`, which must fit the dtype; `0 <= k < bits`.
+    ShiftLeft,
+    /// `a >> k`: `floor(a / 2**k)` (arithmetic for signed, logical for unsigned); `0 <= k < bits`.
+    ShiftRight,
 }
 
 impl Intrinsic {
-    pub const ALL: [Intrinsic; 15] = [
+    pub const ALL: [Intrinsic; 21] = [
         Intrinsic::Exp,
         Intrinsic::Log,
         Intrinsic::Sqrt,
@@ -159,6 +171,12 @@ impl Intrinsic {
         Intrinsic::Sin,
         Intrinsic::Cos,
         Intrinsic::Erf,
+        Intrinsic::BitwiseAnd,
+        Intrinsic::BitwiseOr,
+        Intrinsic::BitwiseXor,
+        Intrinsic::BitwiseNot,
+        Intrinsic::ShiftLeft,
+        Intrinsic::ShiftRight,
     ];
     /// The TVMScript name after `T.`.
     pub fn name(self) -> &'static str {
@@ -178,14 +196,36 @@ impl Intrinsic {
             Intrinsic::Sin => "sin",
             Intrinsic::Cos => "cos",
             Intrinsic::Erf => "erf",
+            Intrinsic::BitwiseAnd => "bitwise_and",
+            Intrinsic::BitwiseOr => "bitwise_or",
+            Intrinsic::BitwiseXor => "bitwise_xor",
+            Intrinsic::BitwiseNot => "bitwise_not",
+            Intrinsic::ShiftLeft => "shift_left",
+            Intrinsic::ShiftRight => "shift_right",
         }
     }
     pub fn arity(self) -> usize {
         match self {
             Intrinsic::Pow => 2,
+            op if op.is_bitwise_binary() => 2,
             Intrinsic::IfThenElse => 3,
             _ => 1,
         }
+    }
+    /// The two-operand integer intrinsics: operands promoted to one integer dtype.
+    pub fn is_bitwise_binary(self) -> bool {
+        matches!(
+            self,
+            Intrinsic::BitwiseAnd
+                | Intrinsic::BitwiseOr
+                | Intrinsic::BitwiseXor
+                | Intrinsic::ShiftLeft
+                | Intrinsic::ShiftRight
+        )
+    }
+    /// The intrinsics on integers only (a float operand is an error).
+    pub fn is_integer_only(self) -> bool {
+        self.is_bitwise_binary() || self == Intrinsic::BitwiseNot
     }
     pub fn from_name(name: &str) -> Option<Intrinsic> {
         Intrinsic::ALL.into_iter().find(|i| i.name() == name)

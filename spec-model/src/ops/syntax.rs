@@ -21,6 +21,10 @@ pub enum OpParam {
     Attr(&'static str),
     /// A StructInfo that becomes the call's `sinfo_args` (positional or keyword).
     Sinfo(&'static str),
+    /// A Relax expression argument that TVMScript's Python wrapper fills in with
+    /// `R.prim_value(default)` (an `int64`) when the call leaves it out
+    /// (`R.tril(x)` is `R.tril(x, R.prim_value(0))`).
+    PrimOr(&'static str, i64),
 }
 
 impl OpParam {
@@ -31,11 +35,12 @@ impl OpParam {
             | OpParam::Func(n)
             | OpParam::Rest(n)
             | OpParam::Attr(n)
-            | OpParam::Sinfo(n) => n,
+            | OpParam::Sinfo(n)
+            | OpParam::PrimOr(n, _) => n,
         }
     }
     pub fn is_argument(self) -> bool {
-        matches!(self, OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_))
+        matches!(self, OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_) | OpParam::PrimOr(..))
     }
 }
 

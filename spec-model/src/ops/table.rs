@@ -468,12 +468,12 @@ macro_rules! for_each_op {
                 summary: "flip(data, axis): data with the order of its elements along axis reversed.",
             }
             Tril = "tril" {
-                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Expr("k")]),
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), PrimOr("k", 0)]),
                 sinfo_args: false, minus_one: &[], infer: manipulate_dims::tril_triu,
                 summary: "tril(x, k): the lower triangle of each matrix (last two dims): elements with j - i <= k kept, others 0.",
             }
             Triu = "triu" {
-                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), Expr("k")]),
+                pure: true, arity: Exactly(2), attrs: &[], sig: Some(&[Expr("x"), PrimOr("k", 0)]),
                 sinfo_args: false, minus_one: &[], infer: manipulate_dims::tril_triu,
                 summary: "triu(x, k): the upper triangle of each matrix (last two dims): elements with j - i >= k kept, others 0.",
             }

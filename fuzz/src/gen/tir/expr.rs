@@ -1,5 +1,5 @@
 //! Random TIR expressions over leaves (buffer loads, scalars), literals, casts, selects,
-//! comparisons and the float intrinsics, with an interval bound on every integer
+//! comparisons, the float intrinsics and the bitwise ones, with an interval bound on every integer
 //! subexpression so that none leaves its dtype or ±`cap` (see the module header).
 
 use super::{bin, cast, float_lit, int_lit, is_intlike, mk, point, BOOL, DTYPES, F32, F64, I32, I64};
@@ -335,10 +335,49 @@ impl Gen<'_, '_> {
         Ex { e, iv: (0, 0) }
     }
 
+    /// `a & b`, `a | b`, `a ^ b`, `~a`, `a << c`, `a >> c` (`c` a literal below the
+    /// width): the bitwise operations stay within the power-of-two envelope of their
+    /// operands, shifts scale the bound by `2**c`.
+    fn bitwise_expr(&mut self, d: DataType, depth: u32) -> Ex {
+        use Intrinsic::*;
+        let range = allowed(d, self.cap);
+        let op = [BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft, ShiftRight][self.pick(6)];
+        let a = self.expr(d, depth);
+        let (p, q) = a.iv;
+        let call = |op, args| mk(TirExprKind::Call { op, args });
+        let (e, iv) = match op {
+            BitwiseNot if d.is_uint() => {
+                let max = spec_model::prim_eval::int_range(d).1;
+                (call(op, vec![a.e.clone()]), (max - q, max - p))
+            }
+            BitwiseNot => (call(op, vec![a.e.clone()]), (-q - 1, -p - 1)),
+            ShiftLeft | ShiftRight => {
+                let c = self.int(0, i64::from(d.bits.min(4)) - 1);
+                let iv = if op == ShiftLeft { (p << c, q << c) } else { (p >> c, q >> c) };
+                (call(op, vec![a.e.clone(), int_lit(c, d)]), iv)
+            }
+            _ => {
+                let b = self.expr(d, depth);
+                let (r, s) = b.iv;
+                // Every value lies in [-2^k, 2^k): so do the bitwise results.
+                let m = [p, q, r, s].iter().map(|v| if *v < 0 { -v } else { v + 1 }).max().unwrap_or(1);
+                let env = (m.max(1) as u128).next_power_of_two() as i128;
+                let iv = if p.min(r) < 0 { (-env, env - 1) } else { (0, env - 1) };
+                (call(op, vec![a.e.clone(), b.e]), iv)
+            }
+        };
+        if within(iv, range) {
+            Ex { e, iv }
+        } else {
+            a
+        }
+    }
+
     fn int_expr(&mut self, d: DataType, depth: u32) -> Ex {
         use PrimBinOp::*;
         let range = allowed(d, self.cap);
-        match self.pick(6) {
+        match self.pick(7) {
+            6 => self.bitwise_expr(d, depth),
             0 => {
                 let op = [Add, Sub, Mul][self.pick(3)];
                 let (a, b) = (self.expr(d, depth), self.expr(d, depth));

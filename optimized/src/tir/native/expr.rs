@@ -162,11 +162,70 @@ impl Gen<'_, '_> {
                     }
                 }
             }
+            ExKind::Bits(op, ab) => {
+                let x = self.expr(&ab[0])?;
+                let y = self.expr(&ab[1])?;
+                self.bits(*op, x, y, e.span)
+            }
             ExKind::Unary(op, a) => {
                 let x = self.expr(a)?;
                 self.unary(*op, x, e.span)
             }
         }
+    }
+
+    /// `T.bitwise_and/or/xor` and the shifts, as [`crate::tir::num::bitwise`]: on the
+    /// registers' exact values (signed ones sign-extended, unsigned ones by their bits),
+    /// so `& | ^` of values in the dtype stay in it; a shift amount is checked against
+    /// `[0, bits)`; a left shift against the dtype (below 64 bits the product is exact
+    /// in `i64`: |a| < 2^32 and k < 32; at 64 bits by shifting back).
+    fn bits(&mut self, op: Intrinsic, x: V, y: V, span: Span) -> R<V> {
+        let d = promote(x.dt, y.dt);
+        let x = self.cast(x, d, span)?;
+        let y = self.cast(y, d, span)?;
+        let Ty::Int { bits, signed } = x.ty else {
+            let m = format!("T.{} needs integer arguments, got {d}", op.name());
+            self.fail(What::Fixed(ErrorKind::OpError, m), span, [None; 3]);
+            return Ok(self.dead());
+        };
+        let range = x.ty.range();
+        let (a, k) = (x.v, y.v);
+        let v = match op {
+            Intrinsic::BitwiseAnd => self.b.ins().band(a, k),
+            Intrinsic::BitwiseOr => self.b.ins().bor(a, k),
+            Intrinsic::BitwiseXor => self.b.ins().bxor(a, k),
+            _ => {
+                let unsigned = x.ty.is_u64();
+                let in_range = if signed {
+                    let lo = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, k, 0);
+                    let hi = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, k, i64::from(bits));
+                    self.b.ins().band(lo, hi)
+                } else {
+                    self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, k, i64::from(bits))
+                };
+                self.total_check(false);
+                self.check(in_range, What::ShiftAmount { op, dt: d, unsigned }, span, [Some(k), None, None]);
+                if op == Intrinsic::ShiftRight {
+                    if signed {
+                        self.b.ins().sshr(a, k)
+                    } else {
+                        self.b.ins().ushr(a, k)
+                    }
+                } else {
+                    let r = self.b.ins().ishl(a, k);
+                    let ok = if bits == 64 {
+                        let back = if signed { self.b.ins().sshr(r, k) } else { self.b.ins().ushr(r, k) };
+                        self.b.ins().icmp(IntCC::Equal, back, a)
+                    } else {
+                        self.fits(r, I64, x.ty)
+                    };
+                    self.total_check(false);
+                    self.check(ok, What::ShiftOverflow { dt: d, unsigned }, span, [Some(a), Some(k), None]);
+                    r
+                }
+            }
+        };
+        Ok(V { v, iv: range, ..x })
     }
 
     /// `c ? t : f` converted to `d`, converting only the side taken.
@@ -551,12 +610,28 @@ impl Gen<'_, '_> {
                     Ok(V { v, iv: Some((0, range.1)), ..x })
                 }
                 Floor | Ceil | Round => Ok(x),
+                BitwiseNot => {
+                    // Sign-extended: `!a` is `-1 - a`; zero-extended below 64 bits: `max - a`.
+                    let v = match x.ty {
+                        Ty::Int { bits, signed: false } if bits < 64 => {
+                            let max = x.ty.range().map_or(0, |r| r.1 as i64);
+                            self.b.ins().bxor_imm_s(x.v, max)
+                        }
+                        _ => self.b.ins().bnot(x.v),
+                    };
+                    Ok(V { v, iv: x.ty.range(), ..x })
+                }
                 _ => {
                     let m = format!("T.{} needs a float argument, got {}", op.name(), x.dt);
                     self.fail(What::Fixed(ErrorKind::OpError, m), span, [None; 3]);
                     Ok(self.dead())
                 }
             },
+            Ty::Float { .. } if op.is_integer_only() => {
+                let m = format!("T.{} needs an integer argument, got {}", op.name(), x.dt);
+                self.fail(What::Fixed(ErrorKind::OpError, m), span, [None; 3]);
+                Ok(self.dead())
+            }
             Ty::Float { bits } => {
                 let v = x.v;
                 let t = x.ty.reg();
@@ -587,7 +662,7 @@ impl Gen<'_, '_> {
                         };
                         self.call1(f, &[t], t, &[v])
                     }
-                    Pow | IfThenElse => v,
+                    Pow | IfThenElse | BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseNot | ShiftLeft | ShiftRight => v,
                 };
                 let r = if bits == 16 { self.f16_round32(r) } else { r };
                 Ok(V { v: r, ..x })

@@ -37,6 +37,7 @@ use crate::error::{Error, ErrorKind};
 use crate::kernels::over_budget;
 use crate::tensor::Tensor;
 use cranelift_jit::JITModule;
+use spec_model::grammar::tir::Intrinsic;
 use spec_model::grammar::{DataType, PrimBinOp};
 use spec_model::Span;
 use std::cell::RefMut;
@@ -91,6 +92,17 @@ pub enum What {
     /// operation whose exact result does not fit `dt`.
     Overflow {
         op: PrimBinOp,
+        dt: DataType,
+        unsigned: bool,
+    },
+    /// `a` = the shift amount of `op`, outside `[0, bits)` of `dt`.
+    ShiftAmount {
+        op: Intrinsic,
+        dt: DataType,
+        unsigned: bool,
+    },
+    /// `a`, `b` = the operand and amount of a left shift whose exact result does not fit `dt`.
+    ShiftOverflow {
         dt: DataType,
         unsigned: bool,
     },
@@ -293,6 +305,16 @@ impl NativeFunc {
                     _ => -x,
                 };
                 (ErrorKind::IntegerOverflow, format!("{exact} does not fit in {dt}"))
+            }
+            What::ShiftAmount { op, dt, unsigned } => {
+                let k = if *unsigned { i128::from(a as u64) } else { a.into() };
+                let m = format!("T.{} by {k}: the shift amount must lie in [0, {}) for {dt}", op.name(), dt.bits);
+                (ErrorKind::OpError, m)
+            }
+            What::ShiftOverflow { dt, unsigned } => {
+                let x = if *unsigned { i128::from(a as u64) } else { a.into() };
+                // The amount passed its check: below 64.
+                (ErrorKind::IntegerOverflow, format!("{} does not fit in {dt}", x * (1i128 << (b as u64 & 63))))
             }
             What::Cast { to, float, unsigned } => {
                 let v = if *float {

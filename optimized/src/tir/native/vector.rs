@@ -161,6 +161,14 @@ impl Gen<'_, '_> {
                     && ab.iter().all(|x| self.vector_expr_ok(x, d, plan, var, body, accesses))
                     && ab.iter().all(|x| self.static_dtype(x) == Some(d))
             }
+            // int32 `& | ^`: lane-wise on the bits, never out of the dtype.
+            ExKind::Bits(op, ab) => {
+                use Intrinsic::*;
+                !float
+                    && matches!(op, BitwiseAnd | BitwiseOr | BitwiseXor)
+                    && ab.iter().all(|x| self.vector_expr_ok(x, d, plan, var, body, accesses))
+                    && ab.iter().all(|x| self.static_dtype(x) == Some(d))
+            }
             ExKind::Unary(op, a) => {
                 use Intrinsic::*;
                 float
@@ -184,7 +192,7 @@ impl Gen<'_, '_> {
             ExKind::Const(c) => DType::of(c.dt),
             ExKind::Var(w) => DType::of(self.vars[*w as usize]?.dt),
             ExKind::Load { dt, .. } => DType::of(*dt),
-            ExKind::Bin(_, ab) => {
+            ExKind::Bin(_, ab) | ExKind::Bits(_, ab) => {
                 let d = self.static_dtype(&ab[0])?;
                 (self.static_dtype(&ab[1])? == d).then_some(d)
             }
@@ -510,6 +518,17 @@ impl Gen<'_, '_> {
                 let y = self.vector_value(&ab[1], vt, i, off, ptrs, k, axis_value, bail, start)?;
                 self.vector_binary(*op, x, y, vt, i, bail, start)
             }
+            ExKind::Bits(op, ab) => {
+                let x = self.vector_value(&ab[0], vt, i, off, ptrs, k, axis_value, bail, start)?;
+                let y = self.vector_value(&ab[1], vt, i, off, ptrs, k, axis_value, bail, start)?;
+                let ins = self.b.ins();
+                match op {
+                    Intrinsic::BitwiseAnd => ins.band(x, y),
+                    Intrinsic::BitwiseOr => ins.bor(x, y),
+                    Intrinsic::BitwiseXor => ins.bxor(x, y),
+                    _ => return super::gen::unsupported("a vector shift"),
+                }
+            }
             ExKind::Unary(op, a) => {
                 let x = self.vector_value(a, vt, i, off, ptrs, k, axis_value, bail, start)?;
                 let ins = self.b.ins();
@@ -595,7 +614,7 @@ fn same_indices(a: &[Ex], b: &[Ex]) -> bool {
 fn collect_loads<'s>(e: &'s Ex, out: &mut Vec<Access<'s>>) {
     match &e.kind {
         ExKind::Load { buf, indices, .. } => out.push((*buf, indices)),
-        ExKind::Bin(_, ab) => ab.iter().for_each(|x| collect_loads(x, out)),
+        ExKind::Bin(_, ab) | ExKind::Bits(_, ab) => ab.iter().for_each(|x| collect_loads(x, out)),
         ExKind::Unary(_, a) => collect_loads(a, out),
         _ => {}
     }

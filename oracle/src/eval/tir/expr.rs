@@ -217,7 +217,14 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Sin => x.sin(),
             Intrinsic::Cos => x.cos(),
             Intrinsic::Erf => libm::erf(x),
-            Intrinsic::Pow | Intrinsic::IfThenElse => x,
+            Intrinsic::Pow
+            | Intrinsic::IfThenElse
+            | Intrinsic::BitwiseAnd
+            | Intrinsic::BitwiseOr
+            | Intrinsic::BitwiseXor
+            | Intrinsic::BitwiseNot
+            | Intrinsic::ShiftLeft
+            | Intrinsic::ShiftRight => x,
         }
     } else {
         let x = x as f32;
@@ -235,7 +242,14 @@ fn float_unary(op: Intrinsic, x: f64, d: DataType) -> f64 {
             Intrinsic::Sin => x.sin(),
             Intrinsic::Cos => x.cos(),
             Intrinsic::Erf => libm::erff(x),
-            Intrinsic::Pow | Intrinsic::IfThenElse => x,
+            Intrinsic::Pow
+            | Intrinsic::IfThenElse
+            | Intrinsic::BitwiseAnd
+            | Intrinsic::BitwiseOr
+            | Intrinsic::BitwiseXor
+            | Intrinsic::BitwiseNot
+            | Intrinsic::ShiftLeft
+            | Intrinsic::ShiftRight => x,
         };
         round_to(r as f64, d)
     }
@@ -250,16 +264,50 @@ fn float_pow(x: f64, y: f64, d: DataType) -> f64 {
     }
 }
 
-/// A one-argument intrinsic. On integers `fabs` is the (checked) absolute value and
-/// `floor`/`ceil`/`round` the identity; the others need a float.
+/// A one-argument intrinsic. On integers `fabs` is the (checked) absolute value,
+/// `floor`/`ceil`/`round` the identity and `bitwise_not` flips every bit of the dtype;
+/// the others need a float (and `bitwise_not` an integer).
 fn unary(op: Intrinsic, v: Val) -> Result<Val, Fault> {
     match v {
+        Val::Float(_, d) if op.is_integer_only() => {
+            Err(Fault::op(format!("T.{} needs an integer argument, got {d}", op.name())))
+        }
         Val::Float(f, d) => Ok(Val::Float(float_unary(op, f, d), d)),
         Val::Int(i, d) => match op {
             Intrinsic::Fabs => fit(i.abs(), d),
             Intrinsic::Floor | Intrinsic::Ceil | Intrinsic::Round => Ok(v),
+            // Signed: two's complement, -i - 1; unsigned (bool included): max - i.
+            Intrinsic::BitwiseNot if d.is_uint() => fit(int_range(d).1 - i, d),
+            Intrinsic::BitwiseNot => fit(-i - 1, d),
             _ => Err(Fault::op(format!("T.{} needs a float argument, got {d}", op.name()))),
         },
+    }
+}
+
+/// `a & b`, `a | b`, `a ^ b`, `a << k`, `a >> k` on integers of one dtype `d` (after
+/// promotion). The bitwise operations act on the two's-complement bits, so a result
+/// fits `d` whenever the operands do. A shift amount outside `[0, bits)` is an
+/// `OpError` (LLVM's shift is poison there); `a << k` is `a * 2**k` and an
+/// `IntegerOverflow` when that leaves `d` (never wraps); `a >> k` is `floor(a / 2**k)`.
+fn bitwise(op: Intrinsic, i: i128, j: i128, d: DataType) -> Result<Val, Fault> {
+    match op {
+        Intrinsic::BitwiseAnd => fit(i & j, d),
+        Intrinsic::BitwiseOr => fit(i | j, d),
+        Intrinsic::BitwiseXor => fit(i ^ j, d),
+        _ => {
+            if !(0..i128::from(d.bits)).contains(&j) {
+                return Err(Fault::op(format!(
+                    "T.{} by {j}: the shift amount must lie in [0, {}) for {d}",
+                    op.name(),
+                    d.bits
+                )));
+            }
+            if op == Intrinsic::ShiftLeft {
+                fit(i << j, d)
+            } else {
+                fit(i >> j, d)
+            }
+        }
     }
 }
 
@@ -281,7 +329,7 @@ pub(super) fn static_dtype(e: &TirExpr) -> DataType {
             [_, a, b] => promote(static_dtype(a), static_dtype(b)),
             _ => DataType::void(),
         },
-        TirExprKind::Call { op: Intrinsic::Pow, args } => match args.as_slice() {
+        TirExprKind::Call { op, args } if *op == Intrinsic::Pow || op.is_bitwise_binary() => match args.as_slice() {
             [a, b] => promote(static_dtype(a), static_dtype(b)),
             _ => DataType::void(),
         },
@@ -458,7 +506,20 @@ impl Machine<'_> {
                     _ => Err(self.error(ErrorKind::OpError, span, format!("T.pow needs float arguments, got {d}"))),
                 }
             }
-            (Intrinsic::IfThenElse | Intrinsic::Pow, _) => Err(self.error(
+            (op, [a, b]) if op.is_bitwise_binary() => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                let d = promote(x.dtype(), y.dtype());
+                match (self.at(span, cast(x, d))?, self.at(span, cast(y, d))?) {
+                    (Val::Int(i, _), Val::Int(j, _)) => self.at(span, bitwise(op, i, j, d)),
+                    _ => Err(self.error(
+                        ErrorKind::OpError,
+                        span,
+                        format!("T.{} needs integer arguments, got {d}", op.name()),
+                    )),
+                }
+            }
+            (op, _) if op.arity() != 1 => Err(self.error(
                 ErrorKind::OpError,
                 span,
                 format!("T.{} takes {} arguments, {} given", op.name(), op.arity(), args.len()),

@@ -417,6 +417,10 @@ fn call_with_signature(
     for (p, given) in sig.iter().zip(&slots) {
         if p.is_argument() && !matches!(p, OpParam::Rest(_)) {
             match (given.first(), missing) {
+                (None, None) if matches!(p, OpParam::PrimOr(..)) => {
+                    let OpParam::PrimOr(_, d) = p else { continue };
+                    out.args.push(Expr::new(ExprKind::PrimValue(crate::grammar::PrimExpr::int(*d)), span));
+                }
                 (None, _) => missing = missing.or(Some(p.name())),
                 (Some(a), Some(m)) => {
                     return Err(ParseError::syntax(
@@ -429,7 +433,7 @@ fn call_with_signature(
         }
         for a in given {
             match p {
-                OpParam::Expr(_) | OpParam::Rest(_) => out.args.push(expr(ctx, a)?),
+                OpParam::Expr(_) | OpParam::Rest(_) | OpParam::PrimOr(..) => out.args.push(expr(ctx, a)?),
                 OpParam::Shape(_) => out.args.push(shape_arg(ctx, a)?),
                 OpParam::Func(_) => out.args.push(match &a.kind {
                     PyExprKind::Str(s) => Expr::new(ExprKind::ExternFunc { global_symbol: s.clone() }, a.span),

@@ -45,6 +45,21 @@ pub(crate) fn struct_info(ctx: &mut Ctx, e: &PyExpr) -> ParseResult<StructInfo> 
     };
     let name = match head.dotted().as_deref() {
         Some(["R", n]) if SINFO_NAMES.contains(n) => n.to_string(),
+        // `x.struct_info`: TVMScript evaluates it to the StructInfo of the variable `x`
+        // (Relax's tests pass a parameter's as `sinfo_args=[x.struct_info]`); here it is
+        // `x`'s annotation, which a parameter always has.
+        Some([x, "struct_info"]) if !matches!(e.kind, PyExprKind::Call { .. }) => {
+            return match ctx.lookup(x) {
+                Some(Entity::Relax(v)) => v.annotation().cloned().ok_or_else(|| {
+                    ParseError::syntax(
+                        format!("`{x}.struct_info` needs `{x}` to be annotated (`{x}: R.Tensor(...) = ...`)"),
+                        span,
+                    )
+                }),
+                Some(_) => Err(ParseError::syntax(format!("`{x}` is not a Relax variable"), span)),
+                None => Err(ctx.unknown_name(x, span)),
+            };
+        }
         // `T.int64`, `T.float32`: TVM 0.27 prints a primitive value's StructInfo (its
         // `PrimType`) so; it is `R.Prim("int64")`.
         Some(["T", d]) if !matches!(e.kind, PyExprKind::Call { .. }) && super::prim::t_dtype(d).is_some() => {

@@ -141,7 +141,7 @@ impl TirPrinter {
                             let (ta, tb) = sp.pair(a, b);
                             vec![sp.print(c).0, sp.operand(a, ta).0, sp.operand(b, tb).0]
                         }
-                        (Intrinsic::Pow, [a, b]) => {
+                        (op, [a, b]) if *op == Intrinsic::Pow || op.is_bitwise_binary() => {
                             let (ta, tb) = sp.pair(a, b);
                             vec![sp.operand(a, ta).0, sp.operand(b, tb).0]
                         }

@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::text::elab::prim::{binary_form, coerced_literal_dtype, t_dtype, typed_literal, Literal};
 use crate::text::elab::Entity;
 use crate::text::error::{ParseError, ParseResult};
-use crate::text::py_ast::{Keyword, PyExpr, PyExprKind, UnaryOp};
+use crate::text::py_ast::{BinOp, Keyword, PyExpr, PyExprKind, UnaryOp};
 
 impl Tir {
     /// Two expressions where a bare literal takes the other's dtype.
@@ -66,6 +66,21 @@ impl Tir {
 
     pub(super) fn expr(&mut self, e: &PyExpr) -> ParseResult<TirExpr> {
         let span = e.span;
+        // `&`, `|`, `^`, `<<`, `>>`: TVM's printer writes the bitwise intrinsics so.
+        if let PyExprKind::Binary { op, left, right } = &e.kind {
+            let bitwise = match op {
+                BinOp::BitAnd => Some(Intrinsic::BitwiseAnd),
+                BinOp::BitOr => Some(Intrinsic::BitwiseOr),
+                BinOp::BitXor => Some(Intrinsic::BitwiseXor),
+                BinOp::LShift => Some(Intrinsic::ShiftLeft),
+                BinOp::RShift => Some(Intrinsic::ShiftRight),
+                _ => None,
+            };
+            if let Some(op) = bitwise {
+                let (a, b) = self.pair(left, right)?;
+                return integer_call(op, vec![a, b], span);
+            }
+        }
         if let Some((op, l, r)) = binary_form(e)? {
             let (a, b) = self.pair(l, r)?;
             return Ok(TirExpr::new(TirExprKind::Binary { op, a, b }, span));
@@ -111,7 +126,7 @@ impl Tir {
                 }
                 UnaryOp::Pos => return self.expr(operand),
                 UnaryOp::Not => TirExprKind::Not(self.expr(operand)?),
-                UnaryOp::Invert => return Err(ParseError::syntax("`~` is not supported in TIR here", span)),
+                UnaryOp::Invert => return integer_call(Intrinsic::BitwiseNot, vec![self.expr(operand)?], span),
             },
             PyExprKind::Call { func, args, keywords } => return self.call(func, args, keywords, span),
             _ => return Err(ParseError::syntax(format!("{} is not a TIR expression", e.describe()), span)),
@@ -190,8 +205,22 @@ impl Tir {
                     let (a, b) = self.pair(&args[0], &args[1])?;
                     vec![a, b]
                 }
+                op if op.is_bitwise_binary() => {
+                    let (a, b) = self.pair(&args[0], &args[1])?;
+                    vec![a, b]
+                }
                 _ => args.iter().map(|a| self.expr(a)).collect::<ParseResult<_>>()?,
             };
+            if op.is_integer_only() {
+                let e = integer_call(op, args, span)?;
+                if let Some((d, at)) = stated.filter(|(d, _)| *d != e.dtype()) {
+                    return Err(ParseError::syntax(
+                        format!("`dtype=\"{d}\"` but `{name}` here gives {}", e.dtype()),
+                        at,
+                    ));
+                }
+                return Ok(e);
+            }
             TirExprKind::Call { op, args }
         } else if let Some(dtype) = t_dtype(t) {
             if args.is_empty() {
@@ -216,6 +245,14 @@ impl Tir {
         }
         Ok(e)
     }
+}
+
+/// A call of a bitwise intrinsic. Its operands must be integers (or `bool`), as TVM's
+/// `bitwise_and` and shifts require ("only applicable to integer types"); like every
+/// intrinsic's operand dtype, that is checked when the call runs (`OpError`), so that
+/// every TIR AST prints to text that reads back.
+fn integer_call(op: Intrinsic, args: Vec<TirExpr>, span: Span) -> ParseResult<TirExpr> {
+    Ok(TirExpr::new(TirExprKind::Call { op, args }, span))
 }
 
 /// `T.max_value(dtype)` / `T.min_value(dtype)`: the largest / smallest value of the
