@@ -281,7 +281,7 @@ pub fn bitwise(op: Intrinsic, x: Val, y: Val) -> NumResult {
         return Err(Fault::op(format!("T.{} needs integer arguments, got {d}", op.name())));
     };
     let shift = |k: i128| -> Result<u32, Box<Fault>> {
-        u32::try_from(k).ok().filter(|&s| s < u32::from(d.bits)).ok_or_else(|| {
+        u32::try_from(k).ok().filter(|&s| s < d.bits).ok_or_else(|| {
             Fault::op(format!("T.{} by {k}: the shift amount must lie in [0, {}) for {d}", op.name(), d.bits))
         })
     };
