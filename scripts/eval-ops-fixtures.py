@@ -984,12 +984,29 @@ def one(x: R.Tensor(("n", 2), "float32")):
             (call("dec", x), tuple(np.split(x, [4, 2], axis=1))),
         ],
     )
+    def tvm_sections(a, n):
+        """TVM 0.27's (TOPI's, ONNX's) split into n sections: ceil(d / n) each, the rest last."""
+        d = a.shape[0]
+        seg = -(-d // n)
+        if seg * (n - 1) > d:
+            return "error OpError"
+        return tuple(a[i * seg : min((i + 1) * seg, d)] if i + 1 < n else a[i * seg :] for i in range(n))
+
+    v5, v6, v7 = (np.arange(1, k + 1, dtype=np.float32) for k in (5, 6, 7))
     emit(
-        "op_split_sections_do_not_divide",
+        "op_split_sections_uneven",
         ["OP-split"],
-        "R.split of a symbolic dimension n into 2 sections: n = 3 is not divisible at run time, an OpError (NumPy split raises too)",
-        [unary_fn("split", TS(["n"], "float32"), attrs=", indices_or_sections=2")],
-        [(call("main", f32([1.0, 2.0, 3.0])), "error OpError"), (call("main", f32([1.0, 2.0])), (f32([1.0]), f32([2.0])))],
+        "R.split of a symbolic dimension n into 4 sections, as TVM 0.27 (TOPI split_n_sections, ONNX Split) does: parts of ceil(n / 4), the last one the rest - n = 7 gives 2, 2, 2, 1 and n = 6 gives 2, 2, 2, 0; n = 5 would need a last part of -1, an OpError; and a split into 1 section is a tensor equal to the operand, not a 1-tuple",
+        [
+            unary_fn("split", TS(["n"], "float32"), attrs=", indices_or_sections=4"),
+            unary_fn("split", TS(["n"], "float32"), name="one", attrs=", indices_or_sections=1"),
+        ],
+        [
+            (call("main", f32(v7)), tvm_sections(v7, 4)),
+            (call("main", f32(v6)), tvm_sections(v6, 4)),
+            (call("main", f32(v5)), tvm_sections(v5, 4)),
+            (call("one", f32(v5)), v5),
+        ],
     )
 
     x = np.arange(20, dtype=np.float32).reshape(4, 5)

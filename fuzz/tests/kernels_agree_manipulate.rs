@@ -178,9 +178,14 @@ fn gen_split(rng: &mut Rng) -> Case {
         0 => None,
         1 => Some(AttrValue::Int(rng.pick(&[0, -1, -3, (1 << 16) + 1, i64::MIN, i64::MAX, 1 << 16]))),
         2..=9 => {
-            // A count of sections: a divisor of the dimension mostly.
+            // A count of sections: a divisor of the dimension, any count up to it (an
+            // uneven last part), or one past where the last part turns negative.
             let divisors: Vec<i64> = (1..=len.clamp(1, 8) as i64).filter(|k| len.is_multiple_of(*k as u64)).collect();
-            let k = if rng.pct(80) { rng.pick(&divisors) } else { rng.range(1, 6) };
+            let k = match rng.below(10) {
+                0..=3 => rng.pick(&divisors),
+                4..=6 => rng.range(1, len.clamp(1, 9) as i64),
+                _ => rng.range(len.min(8) as i64 + 1, len.min(8) as i64 + 4),
+            };
             Some(AttrValue::Int(k))
         }
         _ => {
@@ -234,6 +239,10 @@ fn gen_strided_slice(rng: &mut Rng) -> Case {
             xs.push(0);
         }
         set_ints(rng, &mut attrs, name, &xs, 30);
+    }
+    // TVM 0.27's promise that every bound lies in [0, d]: kept or broken.
+    if rng.pct(25) {
+        attrs.insert("assume_inbound", AttrValue::Bool(rng.pct(70)));
     }
     (vec![array_tensor(rng, d, s)], attrs)
 }

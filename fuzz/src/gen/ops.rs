@@ -345,9 +345,14 @@ impl<'a> Gen<'a, '_> {
                 let axis = self.pick(xd.len());
                 let (spec, sizes): (AttrValue, Vec<i64>) = match xd[axis].as_lit() {
                     Some(d) if self.chance(1, 2) => {
-                        let divisors: Vec<i64> = (1..=d).filter(|s| d % s == 0).collect();
-                        let s = self.choose(&divisors)?;
-                        (AttrValue::Int(s), vec![d / s; s as usize])
+                        // Parts of ceil(d / s), the last the rest: any s whose last part
+                        // is not negative, divisors of d or not.
+                        let seg = |s: i64| (d + s - 1) / s;
+                        let counts: Vec<i64> = (1..=d.max(1)).filter(|&s| seg(s) * (s - 1) <= d).collect();
+                        let s = self.choose(&counts)?;
+                        let mut sizes = vec![seg(s); s as usize - 1];
+                        sizes.push(d - seg(s) * (s - 1));
+                        (AttrValue::Int(s), sizes)
                     }
                     Some(d) => {
                         let mut cuts: Vec<i64> = (1..d).filter(|_| self.chance(1, 2)).collect();
@@ -369,20 +374,20 @@ impl<'a> Gen<'a, '_> {
                     }
                     None => (AttrValue::Int(1), Vec::new()),
                 };
-                let fields = if sizes.is_empty() {
-                    vec![Ty::tensor(xd.clone(), dt)]
-                } else {
-                    sizes
-                        .iter()
-                        .map(|&n| {
-                            let mut d = xd.clone();
-                            d[axis] = Dim::lit(n);
-                            Ty::tensor(d, dt)
-                        })
-                        .collect()
-                };
                 let mut attrs = attr("indices_or_sections", spec);
                 attrs.insert("axis", AttrValue::Int(axis as i64));
+                // One part is the operand itself (TVM 0.27), not a tuple.
+                if sizes.len() <= 1 {
+                    return Some((op(vec![x], attrs), Ty::tensor(xd.clone(), dt)));
+                }
+                let fields = sizes
+                    .iter()
+                    .map(|&n| {
+                        let mut d = xd.clone();
+                        d[axis] = Dim::lit(n);
+                        Ty::tensor(d, dt)
+                    })
+                    .collect();
                 (op(vec![x], attrs), Ty::Tuple(fields))
             }
             Op::StridedSlice => {
@@ -399,6 +404,10 @@ impl<'a> Gen<'a, '_> {
                 attrs.insert("end", ints(&[e]));
                 if s != 1 || self.chance(1, 2) {
                     attrs.insert("strides", ints(&[s]));
+                }
+                // The bounds lie in [0, d]: TVM 0.27's promise holds, or is left out.
+                if self.chance(1, 3) {
+                    attrs.insert("assume_inbound", AttrValue::Bool(self.chance(1, 2)));
                 }
                 let mut out = xd.clone();
                 out[axis] = Dim::lit((e - b + s - 1) / s);

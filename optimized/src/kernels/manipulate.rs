@@ -421,8 +421,9 @@ pub fn split(l: &Lowering) -> Box<dyn Kernel> {
     Box::new(Split { axis, cuts })
 }
 
-/// `OP-split`: a tuple of the parts of `x` along `axis`. `n` sections must divide the
-/// dimension (`OpError`); indices `i1, …, ik` give the parts `[0:i1]`, `[i1:i2]`, …,
+/// `OP-split`: the parts of `x` along `axis` (one part: `x` itself, more: a tuple).
+/// `n` sections are `ceil(d / n)` long, the last one the rest (negative: `OpError`);
+/// indices `i1, …, ik` give the parts `[0:i1]`, `[i1:i2]`, …,
 /// `[ik:]` with Python's bounds (negative from the end, clamped to the dimension; a
 /// decreasing pair gives an empty part).
 struct Split {
@@ -447,11 +448,13 @@ impl Kernel for Split {
         let d = x.shape()[axis];
         // Each part as (first index along the axis, length).
         let parts: Vec<(u64, u64)> = match &self.cuts {
+            // Parts of ceil(d / n), the rest last (TOPI's `split_n_sections`).
             Cuts::Sections(n) => {
-                if !d.is_multiple_of(*n) {
-                    return Err(cx.error(format!("{n} sections do not divide dimension {d}")));
-                }
-                (0..*n).map(|i| (i * (d / n), d / n)).collect()
+                let seg = d.div_ceil(*n);
+                let Some(last) = seg.checked_mul(n - 1).and_then(|p| d.checked_sub(p)) else {
+                    return Err(cx.error(format!("{n} sections of {seg} exceed dimension {d}")));
+                };
+                (0..*n).map(|i| (i * seg, if i + 1 == *n { last } else { seg })).collect()
             }
             Cuts::Indices(idx) => {
                 let mut bounds = Vec::with_capacity(idx.len() + 2);
@@ -482,6 +485,10 @@ impl Kernel for Split {
                 out.push(Value::tensor(part));
             }
         });
+        // One part is the tensor (a copy of the operand, TVM 0.27), not a 1-tuple.
+        if out.len() == 1 {
+            return Ok(out.remove(0));
+        }
         Ok(Value::tuple(out))
     }
 }

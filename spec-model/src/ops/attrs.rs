@@ -124,8 +124,13 @@ pub mod schemas {
     pub const PERMUTE_DIMS: &[AttrSpec] = &[opt("axes", OptIntList)];
     pub const CONCAT: &[AttrSpec] = &[opt("axis", Int)];
     pub const SPLIT: &[AttrSpec] = &[req("indices_or_sections", IntOrIntList), opt("axis", Int)];
-    pub const STRIDED_SLICE: &[AttrSpec] =
-        &[req("axes", IntList), req("begin", IntList), req("end", IntList), opt("strides", OptIntList)];
+    pub const STRIDED_SLICE: &[AttrSpec] = &[
+        req("axes", IntList),
+        req("begin", IntList),
+        req("end", IntList),
+        opt("strides", OptIntList),
+        opt("assume_inbound", Bool),
+    ];
     pub const TAKE: &[AttrSpec] = &[opt("axis", OptInt)];
     pub const LIKE: &[AttrSpec] = &[opt("dtype", DType)];
     pub const SQUEEZE: &[AttrSpec] = &[opt("axis", Axes)];

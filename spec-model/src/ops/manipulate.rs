@@ -186,14 +186,17 @@ pub fn concat(cx: &mut Infer) -> Result<StructInfo, OpError> {
     Ok(tensor_si(known.then_some(out), dtype, ndim))
 }
 
-/// OP-split: splits `x` along `axis` (default 0). `indices_or_sections` an integer
-/// `n`: `n` equal parts (NumPy `split`: `n` must divide the dimension; a symbolic
-/// dimension is divided by `n`, checked at run time). A list of indices: the parts
-/// `[0:i1]`, `[i1:i2]`, …, `[ik:]` with Python slice semantics (NumPy `array_split` by
-/// indices: a negative index counts from the end, bounds clamp to the dimension, a
-/// decreasing pair gives an empty part). The result is a tuple of tensors.
-/// Errors: not a tensor; `n` < 1; a constant dimension `n` does not divide; `axis`
-/// out of range.
+/// OP-split: splits `x` along `axis` (default 0), as TVM 0.27 does.
+/// `indices_or_sections` an integer `n`: parts of `ceil(d / n)` along the axis, the
+/// last one `d - ceil(d / n) * (n - 1)` (ONNX `Split` and TOPI's `split_n_sections`:
+/// an indivisible dimension gives a shorter last part; a symbolic dimension gets these
+/// expressions, a negative last part is an error at run time). A list of indices: the
+/// parts `[0:i1]`, `[i1:i2]`, …, `[ik:]` with Python slice semantics (a negative index
+/// counts from the end, bounds clamp to the dimension, a decreasing pair gives an empty
+/// part). One part (`n = 1`, or no indices) is `x` itself, not a tuple (TVM 0.27's
+/// `InferTypeSplit` returns the operand's type); otherwise the result is a tuple of
+/// tensors. Errors: not a tensor; `n` < 1; constant `d` and `n` whose last part would
+/// be negative (`ceil(d / n) * (n - 1) > d`); `axis` out of range.
 pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let axis_attr = cx.attr_int("axis", 0);
@@ -209,6 +212,9 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
         None => indices.len() + 1,
     };
     require!(cx => parts <= 1 << 16, "{parts} parts are more than this model allows (65536)");
+    if parts == 1 {
+        return Ok(cx.args[0].clone());
+    }
     let field = |dims: Option<Vec<PrimExpr>>| tensor_si(dims, x.dtype, x.ndim);
     let (Some(axis), Some(ds)) = (axis, &x.dims) else {
         return Ok(StructInfo::new(
@@ -219,10 +225,27 @@ pub fn split(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let d = &ds[axis];
     let sizes: Vec<PrimExpr> = match sections {
         Some(n) => {
-            if let Some(c) = d.as_int() {
-                require!(cx => c % n == 0, "{n} sections do not divide dimension {c}");
-            }
-            vec![dim_op(PrimBinOp::FloorDiv, d, &PrimExpr::int(n)); parts]
+            let (seg, last) = match d.as_int() {
+                Some(c) => {
+                    let seg = c / n + i64::from(c % n != 0);
+                    let last = i128::from(c) - i128::from(seg) * i128::from(n - 1);
+                    require!(cx => last >= 0, "{n} sections of {seg} exceed dimension {c}");
+                    let last = last as i64;
+                    (PrimExpr::int(seg), PrimExpr::int(last))
+                }
+                None => {
+                    let seg = dim_op(
+                        PrimBinOp::FloorDiv,
+                        &dim_op(PrimBinOp::Add, d, &PrimExpr::int(n - 1)),
+                        &PrimExpr::int(n),
+                    );
+                    let last = dim_op(PrimBinOp::Sub, d, &dim_op(PrimBinOp::Mul, &seg, &PrimExpr::int(n - 1)));
+                    (seg, last)
+                }
+            };
+            let mut sizes = vec![seg; parts - 1];
+            sizes.push(last);
+            sizes
         }
         None => {
             // Bounds with the index as written (`None`: the implicit 0 and end).
@@ -304,10 +327,14 @@ fn symbolic_slice_len(d: &PrimExpr, b: i64, e: i64, s: i64) -> PrimExpr {
 
 /// OP-strided_slice: slices each of `axes` as Python's `[begin:end:stride]` (negative
 /// bounds count from the end, bounds clamp to the dimension; `strides` default 1).
-/// Errors: not a tensor; `axes`, `begin`, `end`, `strides` of different lengths; a
-/// zero stride; an axis out of range or repeated (with an unknown rank: the same
-/// integer twice). A symbolic dimension sliced with a
-/// negative stride gets an unknown size (the result's shape is unknown).
+/// `assume_inbound=True` (TVM 0.27, default False) promises `0 <= begin <= d` and
+/// `0 <= end <= d` for each sliced dimension `d`; the slice is then the same, and a
+/// broken promise is an error (here when a bound is negative or past a constant
+/// dimension, at run time otherwise). Errors: not a tensor; `axes`, `begin`, `end`,
+/// `strides` of different lengths; a zero stride; an axis out of range or repeated
+/// (with an unknown rank: the same integer twice); a broken `assume_inbound`. A
+/// symbolic dimension sliced with a negative stride gets an unknown size (the result's
+/// shape is unknown).
 pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let x = cx.tensor(0, "the operand")?;
     let axes = cx.attr_ints("axes").unwrap_or_default();
@@ -317,6 +344,11 @@ pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let same_length = begin.len() == axes.len() && end.len() == axes.len() && strides.len() == axes.len();
     require!(cx => same_length, "`axes`, `begin`, `end` and `strides` must have the same length");
     require!(cx => !strides.contains(&0), "a stride is 0");
+    let inbound = matches!(cx.attr("assume_inbound"), Some(crate::grammar::AttrValue::Bool(true)));
+    if inbound {
+        let negative = begin.iter().chain(&end).find(|&&i| i < 0);
+        require!(cx => negative.is_none(), "`assume_inbound` promises bounds of at least 0, got {}", negative.copied().unwrap_or(0));
+    }
     if x.ndim == -1 {
         cx.reject_repeats(&axes)?;
         return Ok(tensor_si(None, x.dtype, -1));
@@ -327,6 +359,9 @@ pub fn strided_slice(cx: &mut Infer) -> Result<StructInfo, OpError> {
     };
     for (k, &a) in axes.iter().enumerate() {
         let (b, e, s) = (begin[k], end[k], strides[k]);
+        if let (true, Some(d)) = (inbound, dims[a].as_int()) {
+            require!(cx => b <= d && e <= d, "`assume_inbound` promises bounds of at most {d} on axis {a}, got begin {b} and end {e}");
+        }
         dims[a] = match dims[a].as_int() {
             Some(d) => PrimExpr::int(slice_len(d, b, e, s)),
             None if s > 0 => symbolic_slice_len(&dims[a], b, e, s),

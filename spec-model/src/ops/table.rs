@@ -417,13 +417,13 @@ macro_rules! for_each_op {
                 pure: true, arity: Exactly(1), attrs: s::SPLIT,
                 sig: Some(&[Expr("x"), Attr("indices_or_sections"), Attr("axis")]),
                 sinfo_args: false, minus_one: &[], infer: manipulate::split,
-                summary: "split(x, indices_or_sections, axis): n equal parts, or the parts between the given indices; a tuple of tensors.",
+                summary: "split(x, indices_or_sections, axis): n parts of ceil(d / n) (the last the rest), or the parts between the given indices; a tuple of tensors (one part: x itself).",
             }
             StridedSlice = "strided_slice" {
                 pure: true, arity: Exactly(1), attrs: s::STRIDED_SLICE,
-                sig: Some(&[Expr("x"), Attr("axes"), Attr("begin"), Attr("end"), Attr("strides")]),
+                sig: Some(&[Expr("x"), Attr("axes"), Attr("begin"), Attr("end"), Attr("strides"), Attr("assume_inbound")]),
                 sinfo_args: false, minus_one: &[], infer: manipulate::strided_slice,
-                summary: "strided_slice(x, axes, begin, end, strides): Python slicing of the given axes.",
+                summary: "strided_slice(x, axes, begin, end, strides, assume_inbound): Python slicing of the given axes; assume_inbound promises 0 <= begin, end <= the dimension.",
             }
             Take = "take" {
                 pure: true, arity: Exactly(2), attrs: s::TAKE, sig: Some(&[Expr("x"), Expr("indices"), Attr("axis")]),

@@ -5,7 +5,7 @@ use crate::error::{ErrorKind, Result};
 use crate::kernels::layout::strides;
 use crate::kernels::{attrs, Failing, Kernel, KernelCx, Lowering};
 use crate::value::Value;
-use spec_model::grammar::Attrs;
+use spec_model::grammar::{AttrValue, Attrs};
 
 /// `OP-strided_slice`: the lowering. `axes`, `begin`, `end` (required) and `strides`
 /// (default all 1) are read and checked once: lists of integers (or one integer) of
@@ -19,12 +19,15 @@ pub fn strided_slice(l: &Lowering) -> Box<dyn Kernel> {
 
 /// `OP-strided_slice`: each of `axes` sliced as Python's `[begin:end:stride]`
 /// (negative bounds count from the end and bounds clamp to the dimension). An axis
-/// out of range or repeated is an `OpError`.
+/// out of range or repeated, or with `assume_inbound` a bound outside `[0, d]`, is an
+/// `OpError`.
 struct StridedSlice {
     axes: Vec<i64>,
     begin: Vec<i64>,
     end: Vec<i64>,
     steps: Vec<i64>,
+    /// `assume_inbound`: every bound must lie in `[0, d]`.
+    inbound: bool,
 }
 
 impl StridedSlice {
@@ -38,7 +41,12 @@ impl StridedSlice {
         if steps.contains(&0) {
             return Err("a stride is 0".into());
         }
-        Ok(StridedSlice { axes, begin, end, steps })
+        let inbound = match a.get("assume_inbound") {
+            None | Some(AttrValue::Bool(false)) => false,
+            Some(AttrValue::Bool(true)) => true,
+            Some(_) => return Err("`assume_inbound` must be a boolean".into()),
+        };
+        Ok(StridedSlice { axes, begin, end, steps, inbound })
     }
 }
 
@@ -70,6 +78,12 @@ impl Kernel for StridedSlice {
         let mut dims = x.shape().to_vec();
         let mut starts = vec![0u64; dims.len()];
         for (k, &ax) in axes.iter().enumerate() {
+            let (b, e, d) = (self.begin[k], self.end[k], dims[ax]);
+            let within = |i: i64| u64::try_from(i).is_ok_and(|i| i <= d);
+            if self.inbound && !(within(b) && within(e)) {
+                let m = format!("`assume_inbound` promises bounds in [0, {d}] on axis {ax}, got begin {b} and end {e}");
+                return Err(cx.error(m));
+            }
             let (start, len) = python_slice(dims[ax], self.begin[k], self.end[k], self.steps[k]);
             (starts[ax], dims[ax]) = (start, len);
         }

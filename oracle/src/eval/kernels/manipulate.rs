@@ -156,13 +156,14 @@ fn part(a: &NDArray, axis: usize, lo: u64, len: u64) -> Value {
     tensor_value(a.dtype, dims, data)
 }
 
-/// OP-split: splits `x` along `axis` (default 0) into a tuple of tensors.
-/// `indices_or_sections` an integer `n`: `n` equal parts (`n` must divide the
-/// dimension). A list of indices: the parts `[0:i1]`, `[i1:i2]`, …, `[ik:]` with
-/// Python's slice bounds (a negative index counts from the end, bounds clamp to the
-/// dimension, a decreasing pair gives an empty part). Errors: not a tensor;
-/// `indices_or_sections` missing; `n < 1`; `n` not dividing the dimension; more than
-/// 2^16 parts; `axis` out of range.
+/// OP-split: splits `x` along `axis` (default 0), as TVM 0.27 does.
+/// `indices_or_sections` an integer `n`: parts of `ceil(d / n)`, the last one
+/// `d - ceil(d / n) * (n - 1)` (ONNX `Split`, TOPI `split_n_sections`; negative is an
+/// error). A list of indices: the parts `[0:i1]`, `[i1:i2]`, …, `[ik:]` with Python's
+/// slice bounds (a negative index counts from the end, bounds clamp to the dimension,
+/// a decreasing pair gives an empty part). One part (`n = 1` or no indices) is a
+/// tensor (a fresh copy of `x`); more are a tuple. Errors: not a tensor; `indices_or_sections` missing;
+/// `n < 1`; a negative last part; more than 2^16 parts; `axis` out of range.
 pub(crate) fn split(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     cx.arity(args, 1)?;
     let a = cx.tensor(&args[0], "the operand")?;
@@ -175,10 +176,11 @@ pub(crate) fn split(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
                 return Err(cx.error(format!("cannot split into {n} sections")));
             }
             let n = n as u64;
-            if !d.is_multiple_of(n) {
-                return Err(cx.error(format!("{n} sections do not divide dimension {d}")));
-            }
-            (0..n).map(|i| (i * (d / n), d / n)).collect()
+            let seg = d / n + u64::from(d % n != 0);
+            let Some(last) = seg.checked_mul(n - 1).and_then(|p| d.checked_sub(p)) else {
+                return Err(cx.error(format!("{n} sections of {seg} exceed dimension {d}")));
+            };
+            (0..n).map(|i| (i * seg, if i + 1 == n { last } else { seg })).collect()
         }
         Some(_) => {
             let idx = cx.attr_ints("indices_or_sections")?.unwrap_or_default();
@@ -193,7 +195,11 @@ pub(crate) fn split(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
         }
         None => return Err(cx.error("needs the attribute `indices_or_sections`")),
     };
-    let parts = bounds.into_iter().map(|(lo, len)| part(&a, axis, lo, len)).collect();
+    let mut parts: Vec<Value> = bounds.into_iter().map(|(lo, len)| part(&a, axis, lo, len)).collect();
+    // One part is a fresh copy of the operand, not a 1-tuple.
+    if parts.len() == 1 {
+        return Ok(parts.remove(0));
+    }
     Ok(Value::Tuple(Rc::new(parts)))
 }
 
@@ -211,8 +217,9 @@ fn slice_bounds(d: i128, b: i128, e: i128, s: i128) -> (i128, i128) {
 
 /// OP-strided_slice: slices each of `axes` as Python's `[begin:end:stride]` (negative
 /// bounds count from the end, bounds clamp to the dimension; `strides` default 1).
+/// `assume_inbound=True` promises `0 <= begin, end <= d`; a broken promise is an error.
 /// Errors: not a tensor; `axes`, `begin`, `end` missing; the four lists of different
-/// lengths; a zero stride; an axis out of range or repeated.
+/// lengths; a zero stride; an axis out of range or repeated; a broken `assume_inbound`.
 pub(crate) fn strided_slice(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     cx.arity(args, 1)?;
     let a = cx.tensor(&args[0], "the operand")?;
@@ -226,6 +233,18 @@ pub(crate) fn strided_slice(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
         return Err(cx.error("a stride is 0"));
     }
     let axes = cx.axes(&axes, a.ndim())?;
+    // `assume_inbound=True` promises 0 <= begin, end <= the dimension: a broken promise is an error.
+    if let Some(AttrValue::Bool(true)) = cx.attr("assume_inbound") {
+        for (k, &ax) in axes.iter().enumerate() {
+            let d = a.shape[ax] as i128;
+            let (b, e) = (begin[k] as i128, end[k] as i128);
+            if !(0..=d).contains(&b) || !(0..=d).contains(&e) {
+                return Err(cx.error(format!(
+                    "`assume_inbound` promises bounds in [0, {d}] on axis {ax}, got begin {b} and end {e}"
+                )));
+            }
+        }
+    }
     let mut st = strides(&a.shape);
     let mut dims = a.shape.clone();
     let mut base = 0i64;
