@@ -433,7 +433,7 @@ mod tests {
     #[test]
     fn errors_and_empty() {
         let m = Memory::new(1 << 20);
-        let kind = |r: Result<Value>| r.map(|_| ()).unwrap_err().rule.clone();
+        let kind = |r: Result<Value>| r.map(|_| ()).unwrap_err().rule;
         assert_eq!(kind(run(Op::Sort, &[], f32s(&[1.0], &[], &m), 1, &m)), "OP-sort");
         let x = f32s(&[1.0, 2.0], &[2], &m);
         assert_eq!(kind(run(Op::Topk, &[("k", AttrValue::Int(3))], x.clone(), 1, &m)), "OP-topk");

@@ -219,7 +219,7 @@ mod tests {
     }
 
     fn data(v: &Value) -> TensorData {
-        let Value::Tensor(t) = v else { panic!("a tensor, not {v:?}") };
+        let Value::Tensor(t) = v else { panic!("a tensor") };
         t.borrow().data.clone()
     }
 
@@ -260,12 +260,12 @@ mod tests {
         assert_eq!(bits(&s), [1.0f32, 0.0, 3.0, 1.0, 5.0, 2.0, -1.0, 7.0, 0.0, 8.0, 0.0, 9.0].map(f32::to_bits));
         let t = run(Op::Topk, x.clone(), &[("axis", AttrValue::Int(-2)), ("k", AttrValue::Int(2))]).unwrap();
         let Value::Tuple(fs) = t else { panic!("a tuple") };
-        assert_eq!(ints(&fs[1]), [0, 2, 2, 1, 0, 0, 1, 1]);
+        assert_eq!(ints(&fs[1]), [0, 1, 2, 2, 0, 0, 1, 1]);
         let all = run(Op::Topk, x.clone(), &[("k", AttrValue::Int(0)), ("ret_type", AttrValue::Str("values".into()))]);
         assert_eq!(bits(&all.unwrap()), [5.0f32, 0.0, 2.0, 1.0, 3.0, 1.0, 9.0, 0.0, 8.0, 0.0, 7.0, -1.0].map(f32::to_bits));
-        let e = run(Op::Topk, x.clone(), &[("k", AttrValue::Int(3))]).unwrap_err();
+        let e = run(Op::Topk, x.clone(), &[("k", AttrValue::Int(3))]).err().expect("an error");
         assert_eq!(e.rule, "OP-topk");
-        let e = run(Op::Topk, x, &[("ret_type", AttrValue::Str("neither".into()))]).unwrap_err();
+        let e = run(Op::Topk, x, &[("ret_type", AttrValue::Str("neither".into()))]).err().expect("an error");
         assert_eq!(e.rule, "OP-topk");
     }
 
@@ -273,14 +273,14 @@ mod tests {
     fn edge_cases() {
         let empty = f32s(&[], &[0, 3]);
         assert!(data(&run(Op::Sort, empty.clone(), &[("axis", AttrValue::Int(0))]).unwrap()).is_empty());
-        let e = run(Op::Sort, f32s(&[1.0], &[]), &[]).unwrap_err();
+        let e = run(Op::Sort, f32s(&[1.0], &[]), &[]).err().expect("an error");
         assert_eq!(e.rule, "OP-sort");
-        let big = tensor_value(DataType::INT8, vec![300], TensorData::I8(vec![0; 300]));
-        let e = run(Op::Argsort, big.clone(), &[("dtype", AttrValue::Str("int8".into()))]).unwrap_err();
+        let big = tensor_value(DataType::int(8), vec![300], TensorData::I8(vec![0; 300]));
+        let e = run(Op::Argsort, big.clone(), &[("dtype", AttrValue::Str("int8".into()))]).err().expect("an error");
         assert_eq!(e.rule, "OP-argsort");
         let ok = run(Op::Argsort, big.clone(), &[("dtype", AttrValue::Str("uint16".into()))]).unwrap();
         assert_eq!(ints(&ok)[299], 299, "ties keep their order");
-        let e = run(Op::Argsort, big, &[("dtype", AttrValue::Str("float32".into()))]).unwrap_err();
+        let e = run(Op::Argsort, big, &[("dtype", AttrValue::Str("float32".into()))]).err().expect("an error");
         assert_eq!(e.rule, "OP-argsort");
         let b = tensor_value(DataType::BOOL, vec![3], TensorData::Bool(vec![true, false, true]));
         let s = run(Op::Sort, b, &[("descending", AttrValue::Bool(true))]).unwrap();
