@@ -203,7 +203,8 @@ impl Kernel for SortKernel {
             DType::F64 => go!(f64),
         }?;
         if let Some(t) = &indices {
-            let inner: usize = shape[axis + 1..].iter().map(|&d| d as usize).product();
+            // Saturating: an empty result may have huge dimensions (no position is laid then).
+            let inner = shape[axis + 1..].iter().fold(1usize, |n, &d| n.saturating_mul(d as usize));
             match t.dtype() {
                 DType::I8 => put_positions::<i8>(cx, &positions, t, job.m, inner),
                 DType::I16 => put_positions::<i16>(cx, &positions, t, job.m, inner),
