@@ -54,7 +54,13 @@ fn indices(rng: &mut Rng, data: &NDArray, axis: Option<usize>) -> NDArray {
     let rank = if rng.pct(95) { r } else { rng.below(4) as usize };
     let shape: Vec<u64> = (0..rank)
         .map(|j| match (Some(j) == axis, data.shape.get(j)) {
-            (true, _) => if rng.pct(10) { 0 } else { rng.range(1, 5) as u64 },
+            (true, _) => {
+                if rng.pct(10) {
+                    0
+                } else {
+                    rng.range(1, 5) as u64
+                }
+            }
             (false, Some(&d)) if rng.pct(95) => rng.range(0, d.min(4) as i64) as u64,
             _ => dim(rng),
         })

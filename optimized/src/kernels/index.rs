@@ -323,9 +323,10 @@ fn scatter_typed<T: Num>(cx: &KernelCx, data: &Tensor, updates: &Tensor, out: &T
                 continue;
             }
             let mut walk = Odometer::new(inner_shape, dst_in, 0, 0);
-            for e in q * iblock..(q + 1) * iblock {
-                let t = walk.base + job.pos[e] * dst_in[0];
-                block[t] = combine(job.reduce, block[t], u[e]);
+            let range = q * iblock..(q + 1) * iblock;
+            for (&p, &v) in job.pos[range.clone()].iter().zip(&u[range]) {
+                let t = walk.base + p * dst_in[0];
+                block[t] = combine(job.reduce, block[t], v);
                 walk.step();
             }
         }

@@ -153,7 +153,8 @@ impl Kernel for SortKernel {
             None
         } else {
             let d = DType::of(self.dtype).filter(|d| !d.is_float() && !d.is_bool());
-            let d = d.ok_or_else(|| cx.error(format!("the index dtype must be an integer dtype, not {}", self.dtype)))?;
+            let d =
+                d.ok_or_else(|| cx.error(format!("the index dtype must be an integer dtype, not {}", self.dtype)))?;
             if n > 0 && !self.dtype.fits(n as i128 - 1) {
                 return Err(cx.error(format!("positions up to {} do not fit the index dtype {}", n - 1, self.dtype)));
             }
@@ -261,6 +262,9 @@ fn order_line<T: SortKey>(line: &[T], m: usize, descending: bool, keys: &mut Vec
     keys.sort_unstable();
 }
 
+/// One line's output: its values and its positions (either may be absent).
+type Slot<'s, T> = (Option<&'s mut [T]>, Option<&'s mut [u64]>);
+
 /// Sorts every line of `a` (laid contiguously first when the axis is not the last)
 /// into `values` (in place when the axis is the last) and, with `positions`, returns
 /// the positions in line order (`count` lines of `m`); lines split across threads.
@@ -301,7 +305,7 @@ fn lines<T: SortKey + Copy>(
         let mut pparts: Vec<Option<&mut [u64]>> = p_out.chunks_mut(m).map(Some).collect();
         vparts.resize_with(count, || None);
         pparts.resize_with(count, || None);
-        let mut slots: Vec<(Option<&mut [T]>, Option<&mut [u64]>)> = vparts.into_iter().zip(pparts).collect();
+        let mut slots: Vec<Slot<T>> = vparts.into_iter().zip(pparts).collect();
         let min_lines = (1usize << 14) / n.max(1) + 1;
         parallel_chunks_mut(cx.threads_for(x.len()), &mut slots, min_lines, |start, part| {
             let mut keys = Vec::with_capacity(n);
@@ -418,7 +422,14 @@ mod tests {
         for (op, attrs) in [
             (Op::Sort, vec![("axis", AttrValue::Int(1))]),
             (Op::Argsort, vec![("axis", AttrValue::Int(-2)), ("dtype", AttrValue::Str("int64".into()))]),
-            (Op::Topk, vec![("axis", AttrValue::Int(1)), ("k", AttrValue::Int(7)), ("ret_type", AttrValue::Str("indices".into()))]),
+            (
+                Op::Topk,
+                vec![
+                    ("axis", AttrValue::Int(1)),
+                    ("k", AttrValue::Int(7)),
+                    ("ret_type", AttrValue::Str("indices".into())),
+                ],
+            ),
         ] {
             let one = run(op, &attrs, x.clone(), 1, &m).unwrap();
             let two = run(op, &attrs, x.clone(), 2, &m).unwrap();
@@ -438,7 +449,10 @@ mod tests {
         assert_eq!(kind(run(Op::Sort, &[], f32s(&[1.0], &[], &m), 1, &m)), "OP-sort");
         let x = f32s(&[1.0, 2.0], &[2], &m);
         assert_eq!(kind(run(Op::Topk, &[("k", AttrValue::Int(3))], x.clone(), 1, &m)), "OP-topk");
-        assert_eq!(kind(run(Op::Argsort, &[("dtype", AttrValue::Str("float32".into()))], x.clone(), 1, &m)), "OP-argsort");
+        assert_eq!(
+            kind(run(Op::Argsort, &[("dtype", AttrValue::Str("float32".into()))], x.clone(), 1, &m)),
+            "OP-argsort"
+        );
         let all = run(Op::Topk, &[("k", AttrValue::Int(-1)), ("ret_type", AttrValue::Str("values".into()))], x, 1, &m);
         assert_eq!(got::<f32>(&all.unwrap()), [2.0, 1.0]);
         let big = Value::tensor(Tensor::zeros(DType::I8, &[300], &m).unwrap());

@@ -92,9 +92,8 @@ pub fn scatter_elements(cx: &mut Infer) -> Result<StructInfo, OpError> {
             require!(cx => *ra == -1 || *rb == -1 || ra == rb, "{a} (rank {ra}) and {b} (rank {rb}) must have the same rank");
         }
     }
-    cx.same_dtype(data.dtype, updates.dtype).map_err(|_| {
-        cx.error(format!("updates have dtype {}, other than data's {}", updates.dtype, data.dtype))
-    })?;
+    cx.same_dtype(data.dtype, updates.dtype)
+        .map_err(|_| cx.error(format!("updates have dtype {}, other than data's {}", updates.dtype, data.dtype)))?;
     integer_indices(cx, &indices, true)?;
     if data.ndim == -1 {
         return Ok(tensor_si(None, data.dtype, -1));
@@ -111,4 +110,3 @@ pub fn scatter_elements(cx: &mut Infer) -> Result<StructInfo, OpError> {
         Span::SYNTHETIC,
     ))
 }
-

@@ -133,10 +133,9 @@ pub(crate) fn scatter_elements(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     };
     let axis = pair(cx, &data, &indices)?;
     if updates.shape != indices.shape {
-        return Err(cx.error(format!(
-            "updates have shape {:?}, other than indices' {:?}",
-            updates.shape, indices.shape
-        )));
+        return Err(
+            cx.error(format!("updates have shape {:?}, other than indices' {:?}", updates.shape, indices.shape))
+        );
     }
     if updates.dtype != data.dtype {
         return Err(cx.error(format!("updates have dtype {}, other than data's {}", updates.dtype, data.dtype)));
@@ -212,9 +211,17 @@ mod tests {
         assert_eq!(s("mean"), TensorData::I32(vec![3, 20, 16, -5, -7, 0]));
         assert_eq!(s("max"), TensorData::I32(vec![10, 20, 30, -5, -7, 9]));
         assert_eq!(s("min"), TensorData::I32(vec![1, 20, 3, -5, -7, -6]));
-        let e = run(Op::ScatterElements, &[x.clone(), i.clone(), u.clone()], &[("reduction", AttrValue::Str("sum".into()))]);
+        let e = run(
+            Op::ScatterElements,
+            &[x.clone(), i.clone(), u.clone()],
+            &[("reduction", AttrValue::Str("sum".into()))],
+        );
         assert_eq!(e.err().expect("an error").rule, "OP-scatter_elements");
-        let e = run(Op::ScatterElements, &[x.clone(), i64s(&[3], &[1, 1]), i32s(&[0], &[1, 1])], &[("axis", AttrValue::Int(1))]);
+        let e = run(
+            Op::ScatterElements,
+            &[x.clone(), i64s(&[3], &[1, 1]), i32s(&[0], &[1, 1])],
+            &[("axis", AttrValue::Int(1))],
+        );
         assert_eq!(e.err().expect("an error").rule, "OP-scatter_elements");
         let e = run(Op::ScatterElements, &[x, i, i64s(&[0; 6], &[2, 3])], &[]);
         assert_eq!(e.err().expect("an error").rule, "OP-scatter_elements", "updates of another dtype");

@@ -34,7 +34,8 @@ struct Lines {
 impl Lines {
     fn of(shape: &[u64], axis: usize) -> Lines {
         // Saturating: an empty tensor may have huge dimensions (its lines are never walked).
-        let prod = |ds: &[u64]| ds.iter().fold(1usize, |n, &d| n.saturating_mul(usize::try_from(d).unwrap_or(usize::MAX)));
+        let prod =
+            |ds: &[u64]| ds.iter().fold(1usize, |n, &d| n.saturating_mul(usize::try_from(d).unwrap_or(usize::MAX)));
         let len = usize::try_from(shape[axis]).unwrap_or(usize::MAX);
         Lines { outer: prod(&shape[..axis]), len, inner: prod(&shape[axis + 1..]) }
     }
@@ -109,10 +110,10 @@ fn gather_lines(
     values.reserve(n);
     positions.reserve(n);
     // Output element (o, j, i) in row-major order: line (o, i)'s j-th position.
-    for o in 0..lines.outer {
+    for (o, block) in perms.chunks(lines.inner).enumerate() {
         for j in 0..k {
-            for i in 0..lines.inner {
-                let p = perms[o * lines.inner + i][j];
+            for (i, perm) in block.iter().enumerate() {
+                let p = perm[j];
                 let s = a.data.get(o * lines.len * lines.inner + p * lines.inner + i);
                 values.push(s).map_err(|m| cx.error(m))?;
                 positions.push(Scalar::Int(p as i128)).map_err(|m| cx.error(m))?;
@@ -262,7 +263,10 @@ mod tests {
         let Value::Tuple(fs) = t else { panic!("a tuple") };
         assert_eq!(ints(&fs[1]), [0, 1, 2, 2, 0, 0, 1, 1]);
         let all = run(Op::Topk, x.clone(), &[("k", AttrValue::Int(0)), ("ret_type", AttrValue::Str("values".into()))]);
-        assert_eq!(bits(&all.unwrap()), [5.0f32, 0.0, 2.0, 1.0, 3.0, 1.0, 9.0, 0.0, 8.0, 0.0, 7.0, -1.0].map(f32::to_bits));
+        assert_eq!(
+            bits(&all.unwrap()),
+            [5.0f32, 0.0, 2.0, 1.0, 3.0, 1.0, 9.0, 0.0, 8.0, 0.0, 7.0, -1.0].map(f32::to_bits)
+        );
         let e = run(Op::Topk, x.clone(), &[("k", AttrValue::Int(3))]).err().expect("an error");
         assert_eq!(e.rule, "OP-topk");
         let e = run(Op::Topk, x, &[("ret_type", AttrValue::Str("neither".into()))]).err().expect("an error");
