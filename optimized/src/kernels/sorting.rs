@@ -19,7 +19,7 @@ use crate::scalar::{Num, B8};
 use crate::tensor::Tensor;
 use crate::value::Value;
 use half::f16;
-use spec_model::grammar::DataType;
+use spec_model::grammar::{AttrValue, DataType};
 use std::rc::Rc;
 
 /// An element's place in the sort order as an unsigned key.
@@ -112,21 +112,26 @@ struct SortKernel {
 /// OP-sort, OP-argsort, OP-topk. Attributes of the wrong kind, or a `ret_type` other
 /// than the three: a failing kernel.
 pub fn sorting(l: &Lowering, op: Sorting) -> Box<dyn Kernel> {
+    // Only the operator's own attributes are read (others are ignored at run time, as
+    // the oracle ignores them).
     let read = || -> std::result::Result<SortKernel, String> {
-        let desc_name = if op == Sorting::Topk { "largest" } else { "descending" };
+        let topk = op == Sorting::Topk;
+        let desc_name = if topk { "largest" } else { "descending" };
         let ret = match l.attrs.get("ret_type") {
-            None | Some(spec_model::grammar::AttrValue::None) => Ret::Both,
-            Some(spec_model::grammar::AttrValue::Str(s)) if s.as_str() == "both" => Ret::Both,
-            Some(spec_model::grammar::AttrValue::Str(s)) if s.as_str() == "values" => Ret::Values,
-            Some(spec_model::grammar::AttrValue::Str(s)) if s.as_str() == "indices" => Ret::Indices,
+            _ if !topk => Ret::Both,
+            None | Some(AttrValue::None) => Ret::Both,
+            Some(AttrValue::Str(s)) if s.as_str() == "both" => Ret::Both,
+            Some(AttrValue::Str(s)) if s.as_str() == "values" => Ret::Values,
+            Some(AttrValue::Str(s)) if s.as_str() == "indices" => Ret::Indices,
             Some(other) => return Err(format!("ret_type must be \"both\", \"values\" or \"indices\", not {other:?}")),
         };
+        let dtype = if op == Sorting::Sort { None } else { attrs::dtype(l.attrs, "dtype")? };
         Ok(SortKernel {
             op,
             axis: attrs::opt_int(l.attrs, "axis")?.unwrap_or(-1),
-            descending: attrs::bool(l.attrs, desc_name, op == Sorting::Topk)?,
-            dtype: attrs::dtype(l.attrs, "dtype")?.unwrap_or(DataType::INT32),
-            k: attrs::opt_int(l.attrs, "k")?.unwrap_or(1),
+            descending: attrs::bool(l.attrs, desc_name, topk)?,
+            dtype: dtype.unwrap_or(DataType::INT32),
+            k: if topk { attrs::opt_int(l.attrs, "k")?.unwrap_or(1) } else { 1 },
             ret,
         })
     };
