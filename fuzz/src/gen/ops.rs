@@ -443,6 +443,8 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![x, idx], attrs), Ty::tensor(out, dt))
             }
+            Op::Sort | Op::Argsort | Op::Topk => return self.sorting_call(this, sc),
+            Op::GatherElements | Op::ScatterElements => return self.index_call(this, sc),
             Op::ZerosLike
             | Op::OnesLike
             | Op::FullLike

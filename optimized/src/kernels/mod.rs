@@ -12,6 +12,7 @@ pub mod convert;
 pub mod create;
 pub mod elementwise;
 pub mod fused;
+pub mod index;
 pub mod lanes;
 pub mod layout;
 pub mod layout_transform;
@@ -22,6 +23,7 @@ pub mod norm;
 pub mod pool;
 pub mod reduce;
 pub mod simd;
+pub mod sorting;
 pub mod statistical;
 pub mod unary_math;
 
@@ -338,6 +340,11 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Split => kernel(manipulate::split(l)),
         Op::StridedSlice => kernel(manipulate::strided_slice(l)),
         Op::Take => kernel(manipulate::take(l)),
+        Op::Sort => kernel(sorting::sorting(l, sorting::Sorting::Sort)),
+        Op::Argsort => kernel(sorting::sorting(l, sorting::Sorting::Argsort)),
+        Op::Topk => kernel(sorting::sorting(l, sorting::Sorting::Topk)),
+        Op::GatherElements => kernel(index::gather_elements(l)),
+        Op::ScatterElements => kernel(index::scatter_elements(l)),
         Op::ZerosLike => kernel(manipulate_dims::zeros_ones_like(l, false)),
         Op::OnesLike => kernel(manipulate_dims::zeros_ones_like(l, true)),
         Op::FullLike => kernel(manipulate_dims::full_like(l)),

@@ -7,7 +7,9 @@ use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
-use super::kernels::{conv, create, layout, linalg, manipulate, manipulate_dims, norm, pool, statistical, Cx};
+use super::kernels::{
+    conv, create, index, layout, linalg, manipulate, manipulate_dims, norm, pool, sorting, statistical, Cx,
+};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -26,12 +28,14 @@ pub fn eval_op(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Sp
     Ok(result)
 }
 
-/// The elements a kernel reads, and for a matmul or a convolution the multiply-adds (at least).
+/// The elements a kernel reads, and for a matmul or a convolution the multiply-adds, for
+/// a sort the comparisons (at least).
 fn work(op: Op, args: &[Value], attrs: &Attrs) -> u64 {
     let read = args.iter().map(elements).fold(0u64, u64::saturating_add);
     match (op, args) {
         (Op::Conv2d, _) => read.max(conv::conv_work(args, attrs, 2).unwrap_or(0)),
         (Op::Conv1d, _) => read.max(conv::conv_work(args, attrs, 1).unwrap_or(0)),
+        (Op::Sort | Op::Argsort | Op::Topk, _) => read.max(sorting::sort_work(args, attrs).unwrap_or(0)),
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
             let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
             // `[.., m, k] @ [.., k, n]`: each row of `a` meets `n` columns, each column
@@ -140,6 +144,11 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Split => manipulate::split(&cx, args),
         Op::StridedSlice => manipulate::strided_slice(&cx, args),
         Op::Take => manipulate::take(&cx, args),
+        Op::Sort => sorting::sort(&cx, args),
+        Op::Argsort => sorting::argsort(&cx, args),
+        Op::Topk => sorting::topk(&cx, args),
+        Op::GatherElements => index::gather_elements(&cx, args),
+        Op::ScatterElements => index::scatter_elements(&cx, args),
         Op::ZerosLike => manipulate_dims::zeros_ones_like(&cx, args, false),
         Op::OnesLike => manipulate_dims::zeros_ones_like(&cx, args, true),
         Op::FullLike => manipulate_dims::full_like(&cx, args),

@@ -133,6 +133,12 @@ pub mod schemas {
     ];
     pub const TAKE: &[AttrSpec] = &[opt("axis", OptInt)];
     pub const LIKE: &[AttrSpec] = &[opt("dtype", DType)];
+    pub const SORT: &[AttrSpec] = &[opt("axis", Int), opt("descending", Bool)];
+    pub const ARGSORT: &[AttrSpec] = &[opt("axis", Int), opt("descending", Bool), opt("dtype", DType)];
+    pub const TOPK: &[AttrSpec] =
+        &[opt("k", Int), opt("axis", Int), opt("ret_type", Str), opt("largest", Bool), opt("dtype", DType)];
+    pub const GATHER_ELEMENTS: &[AttrSpec] = &[opt("axis", Int)];
+    pub const SCATTER_ELEMENTS: &[AttrSpec] = &[opt("axis", Int), opt("reduction", Str)];
     pub const SQUEEZE: &[AttrSpec] = &[opt("axis", Axes)];
     pub const EXPAND_DIMS: &[AttrSpec] = &[req("axis", IntOrIntList)];
     pub const FLIP: &[AttrSpec] = &[req("axis", Int)];

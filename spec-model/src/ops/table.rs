@@ -430,6 +430,36 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: manipulate::take,
                 summary: "take(x, indices, axis): gathers entries of x along axis at integer indices.",
             }
+            // Sorting and element indexing
+            Sort = "sort" {
+                pure: true, arity: Exactly(1), attrs: s::SORT, sig: Some(&[Expr("x"), Attr("axis"), Attr("descending")]),
+                sinfo_args: false, minus_one: &[], infer: sorting::sort,
+                summary: "sort(x, axis=-1, descending=False): x sorted along axis, stably (ties keep their order; NaN above every number).",
+            }
+            Argsort = "argsort" {
+                pure: true, arity: Exactly(1), attrs: s::ARGSORT,
+                sig: Some(&[Expr("data"), Attr("axis"), Attr("descending"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: sorting::argsort,
+                summary: "argsort(data, axis=-1, descending=False, dtype=\"int32\"): the positions along axis that sort data stably, in the integer dtype.",
+            }
+            Topk = "topk" {
+                pure: true, arity: Exactly(1), attrs: s::TOPK,
+                sig: Some(&[Expr("data"), Attr("k"), Attr("axis"), Attr("ret_type"), Attr("largest"), Attr("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: sorting::topk,
+                summary: "topk(data, k=1, axis=-1, ret_type=\"both\", largest=True, dtype=\"int32\"): the first k of the stable sort along axis (descending when largest; k < 1: all), values and/or positions.",
+            }
+            GatherElements = "gather_elements" {
+                pure: true, arity: Exactly(2), attrs: s::GATHER_ELEMENTS,
+                sig: Some(&[Expr("data"), Expr("indices"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: index::gather_elements,
+                summary: "gather_elements(data, indices, axis=0): out[p] = data[p with axis replaced by indices[p]] (ONNX GatherElements); indices' shape.",
+            }
+            ScatterElements = "scatter_elements" {
+                pure: true, arity: Exactly(3), attrs: s::SCATTER_ELEMENTS,
+                sig: Some(&[Expr("data"), Expr("indices"), Expr("updates"), Attr("axis"), Attr("reduction")]),
+                sinfo_args: false, minus_one: &[], infer: index::scatter_elements,
+                summary: "scatter_elements(data, indices, updates, axis=0, reduction=\"update\"): data with updates[p] combined into position p with axis replaced by indices[p], in row-major order of p (ONNX ScatterElements).",
+            }
             // Dimension manipulation and creation-like
             ZerosLike = "zeros_like" {
                 pure: true, arity: Exactly(1), attrs: s::LIKE, sig: Some(&[Expr("x"), Attr("dtype")]),

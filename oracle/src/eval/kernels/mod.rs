@@ -11,6 +11,7 @@ pub(crate) mod conv;
 pub(crate) mod create;
 mod elem;
 pub(crate) mod elementwise;
+pub(crate) mod index;
 pub(crate) mod layout;
 pub(crate) mod linalg;
 pub(crate) mod manipulate;
@@ -18,6 +19,7 @@ pub(crate) mod manipulate_dims;
 pub(crate) mod norm;
 pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod sorting;
 pub(crate) mod statistical;
 pub(crate) mod unary_math;
 
