@@ -12,6 +12,7 @@ mod funcs;
 mod inputs;
 mod layout_transform;
 mod manipulate_dims;
+mod linalg;
 pub mod ops;
 mod statistics;
 pub mod tir;

@@ -11,6 +11,7 @@
 mod attrs;
 mod conv;
 mod create;
+mod einsum;
 mod elementwise;
 mod infer;
 mod layout_transform;
@@ -25,6 +26,8 @@ mod table;
 mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
+pub use einsum::{Equation, ELLIPSIS};
+pub use linalg::CAUSAL_MASKS;
 pub use infer::{dim_op, Infer};
 pub use layout_transform::map_shape;
 pub use syntax::OpParam;
