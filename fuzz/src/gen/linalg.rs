@@ -19,6 +19,8 @@ const LETTERS: &[u8] = b"ijkbnAZxyB";
 struct Operand {
     term: Vec<Option<u8>>,
     dims: Vec<Dim>,
+    /// Each letter's dimension, in term order.
+    labels: Vec<(u8, Dim)>,
 }
 
 impl Gen<'_, '_> {
@@ -39,7 +41,11 @@ impl Gen<'_, '_> {
         let ell_len = if xd.is_empty() || self.chance(2, 3) { 0 } else { 1 + self.pick(xd.len()) };
         let ellipsis: Vec<Dim> = xd[..ell_len].to_vec();
         let use_ellipsis = ell_len > 0 || self.chance(1, 6);
-        let mut first = Operand { term: if use_ellipsis { vec![None] } else { Vec::new() }, dims: ellipsis.clone() };
+        let mut first = Operand {
+            term: if use_ellipsis { vec![None] } else { Vec::new() },
+            dims: ellipsis.clone(),
+            labels: Vec::new(),
+        };
         if xd.len() - ell_len > pool.len() {
             return None;
         }
@@ -48,11 +54,12 @@ impl Gen<'_, '_> {
             extent.push((l, d.clone()));
             first.term.push(Some(l));
             first.dims.push(d.clone());
+            first.labels.push((l, d.clone()));
         }
         let mut operands = vec![first];
         let mut args = vec![x];
         for _ in 0..self.pick(3) {
-            let mut o = Operand { term: Vec::new(), dims: Vec::new() };
+            let mut o = Operand { term: Vec::new(), dims: Vec::new(), labels: Vec::new() };
             if use_ellipsis && self.chance(1, 2) {
                 // A suffix of the ellipsis, some dimensions broadcast from 1.
                 let from = self.pick(ellipsis.len() + 1).min(ellipsis.len());
@@ -71,14 +78,15 @@ impl Gen<'_, '_> {
                     extent.push((l, d.clone()));
                     (l, d)
                 };
+                // A label this operand repeats is a diagonal of equal dimensions.
+                let d = match o.labels.iter().find(|(m, _)| *m == l) {
+                    Some((_, own)) => own.clone(),
+                    None if reuse && self.chance(1, 8) => Dim::lit(1),
+                    None => d,
+                };
                 o.term.push(Some(l));
-                o.dims.push(if reuse && self.chance(1, 8) { Dim::lit(1) } else { d });
-            }
-            // A label this operand repeats is a diagonal of equal dimensions.
-            for i in 0..o.term.len() {
-                if let Some(j) = o.term[..i].iter().position(|t| *t == o.term[i] && t.is_some()) {
-                    o.dims[i] = o.dims[j].clone();
-                }
+                o.dims.push(d.clone());
+                o.labels.push((l, d));
             }
             if !self.fits(&o.dims) {
                 return None;
@@ -89,8 +97,8 @@ impl Gen<'_, '_> {
         // A label is as long as its first dimension other than a broadcast 1.
         for (l, d) in extent.iter_mut() {
             for o in &operands {
-                for (t, od) in o.term.iter().zip(&o.dims) {
-                    if *t == Some(*l) && d.as_lit() == Some(1) && od.as_lit() != Some(1) {
+                for (m, od) in &o.labels {
+                    if m == l && d.as_lit() == Some(1) && od.as_lit() != Some(1) {
                         *d = od.clone();
                     }
                 }

@@ -278,7 +278,7 @@ mod tests {
     use spec_model::Span;
 
     fn t(shape: &[u64], v: &[f64]) -> Value {
-        Value::tensor(NDArray { dtype: DataType::FLOAT64, shape: shape.to_vec(), data: TensorData::F64(v.to_vec()) })
+        Value::tensor(NDArray { dtype: DataType::float(64), shape: shape.to_vec(), data: TensorData::F64(v.to_vec()) })
     }
 
     fn run_attn(args: &[Value], attrs: &Attrs) -> EvalResult<Vec<f64>> {
