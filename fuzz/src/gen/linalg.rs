@@ -127,8 +127,7 @@ impl Gen<'_, '_> {
             t.iter().map(|l| l.map_or("...".to_string(), |c| (c as char).to_string())).collect()
         };
         let inputs: Vec<String> = operands.iter().map(|o| term(&o.term)).collect();
-        let subscripts =
-            if implied { inputs.join(",") } else { format!("{}->{}", inputs.join(","), term(&output)) };
+        let subscripts = if implied { inputs.join(",") } else { format!("{}->{}", inputs.join(","), term(&output)) };
         let out_dims: Vec<Dim> = output
             .iter()
             .flat_map(|l| match l {
@@ -171,8 +170,11 @@ impl Gen<'_, '_> {
             self.arg_of(&Ty::tensor(v_dims, dt), sc),
         ];
         if self.chance(1, 3) {
-            let bias: Vec<Dim> =
-                scores[..3].iter().map(|d| if self.chance(1, 2) { Dim::lit(1) } else { d.clone() }).chain([t]).collect();
+            let bias: Vec<Dim> = scores[..3]
+                .iter()
+                .map(|d| if self.chance(1, 2) { Dim::lit(1) } else { d.clone() })
+                .chain([t])
+                .collect();
             args.push(self.arg_of(&Ty::tensor(bias, dt), sc));
         }
         let mut attrs = no();

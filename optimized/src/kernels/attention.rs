@@ -135,9 +135,10 @@ impl Kernel for Attention {
         // The scratch of the threads running at once, reserved against the budget.
         let pairs = sh.b * sh.n;
         let threads = cx.threads_for(out.numel().max(sh.s * sh.t)).min(pairs.max(1));
-        let per_pair = [sh.s * sh.h, sh.h * sh.t, sh.s.saturating_mul(sh.t).saturating_mul(2), sh.t * sh.hv, sh.s * sh.hv]
-            .iter()
-            .fold(0u64, |a, &x| a.saturating_add(x as u64));
+        let per_pair =
+            [sh.s * sh.h, sh.h * sh.t, sh.s.saturating_mul(sh.t).saturating_mul(2), sh.t * sh.hv, sh.s * sh.hv]
+                .iter()
+                .fold(0u64, |a, &x| a.saturating_add(x as u64));
         let _reserved = cx.alloc(dtype, &[per_pair.saturating_mul(threads as u64)])?;
         let rows = Rows { offset, window: window.map(|w| w as usize), scale };
         match dtype {
@@ -151,9 +152,11 @@ impl Kernel for Attention {
     fn work(&self, args: &[Value]) -> Option<u64> {
         let (Some(Value::Tensor(q)), Some(Value::Tensor(v))) = (args.first(), args.get(2)) else { return None };
         match (q.shape(), v.shape()) {
-            ([b, s, n, h], [_, t, _, hv]) => {
-                Some([*b, *n, *s, *t, h.saturating_add(*hv).saturating_add(1)].iter().fold(1u64, |a, &x| a.saturating_mul(x)))
-            }
+            ([b, s, n, h], [_, t, _, hv]) => Some(
+                [*b, *n, *s, *t, h.saturating_add(*hv).saturating_add(1)]
+                    .iter()
+                    .fold(1u64, |a, &x| a.saturating_mul(x)),
+            ),
             _ => None,
         }
     }
@@ -246,7 +249,8 @@ impl<T: Real> Inputs<'_, T> {
         let scale = self.rows.scale.map(|c| T::from_f64(c).unwrap_or(zero));
         let root = T::from_f64(h as f64).unwrap_or(zero).sqrt();
         let mut weights = vec![zero; s * t];
-        for (i, (p, w)) in scores.chunks_exact_mut(t.max(1)).zip(weights.chunks_exact_mut(t.max(1))).enumerate().take(s) {
+        for (i, (p, w)) in scores.chunks_exact_mut(t.max(1)).zip(weights.chunks_exact_mut(t.max(1))).enumerate().take(s)
+        {
             for (j, x) in p[..t].iter_mut().enumerate() {
                 *x = match scale {
                     Some(c) => x.mul(c),

@@ -227,9 +227,8 @@ impl Einsum {
         let Value::Tuple(fields) = &args[0] else {
             return Err(cx.error(format!("the argument must be a tuple of tensors, got {}", args[0].kind())));
         };
-        let ts = (0..fields.len())
-            .map(|i| operand(cx, fields, i, &format!("operand {i}")))
-            .collect::<Result<Vec<_>>>()?;
+        let ts =
+            (0..fields.len()).map(|i| operand(cx, fields, i, &format!("operand {i}"))).collect::<Result<Vec<_>>>()?;
         let Some(first) = ts.first() else { return Err(cx.error("needs at least one operand")) };
         if let Some(t) = ts.iter().find(|t| t.dtype() != first.dtype()) {
             return Err(cx.error(format!("operands of dtypes {} and {}", first.dtype(), t.dtype())));
@@ -447,7 +446,8 @@ fn by_gemm<T: Num>(
         let (mut a, mut b) = (write::<T>(cx, &pa)?, write::<T>(cx, &pb)?);
         let a_dims: Vec<usize> = bd.iter().chain(&rd).copied().chain(lay.red_shape.iter().copied()).collect();
         let a_st: Vec<isize> = pick(0, &mp.batch).into_iter().chain(pick(0, &mp.rows)).chain(red(0)).collect();
-        let b_dims: Vec<usize> = bd.iter().copied().chain(lay.red_shape.iter().copied()).chain(cd.iter().copied()).collect();
+        let b_dims: Vec<usize> =
+            bd.iter().copied().chain(lay.red_shape.iter().copied()).chain(cd.iter().copied()).collect();
         let b_st: Vec<isize> = pick(1, &mp.batch).into_iter().chain(red(1)).chain(pick(1, &mp.cols)).collect();
         if !gather(&x, &a_dims, &a_st, &mut a) || !gather(&y, &b_dims, &b_st, &mut b) {
             return Err(layout_bug(cx));
@@ -494,10 +494,8 @@ mod tests {
         let mem = Memory::new(1 << 24);
         let mut attrs = Attrs::default();
         attrs.insert("subscripts", AttrValue::Str(s.into()));
-        let fields: Vec<Value> = xs
-            .iter()
-            .map(|(sh, v)| Value::tensor(Tensor::from_slice(DType::F32, sh, v, &mem).unwrap()))
-            .collect();
+        let fields: Vec<Value> =
+            xs.iter().map(|(sh, v)| Value::tensor(Tensor::from_slice(DType::F32, sh, v, &mem).unwrap())).collect();
         let Value::Tensor(r) = run_standalone(Op::Einsum, &attrs, &[Value::tuple(fields)], &mem).unwrap()? else {
             panic!()
         };

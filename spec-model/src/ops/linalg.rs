@@ -156,14 +156,20 @@ pub fn attention(cx: &mut Infer) -> Result<StructInfo, OpError> {
     }
     if let Some(b) = ts.get(3).and_then(|t| t.dims.clone()) {
         let one = PrimExpr::int(1);
-        for (i, (want, what)) in [(&q[0], "batch size"), (&q[2], "head count"), (&q[1], "query length")].iter().enumerate() {
+        for (i, (want, what)) in
+            [(&q[0], "batch size"), (&q[2], "head count"), (&q[1], "query length")].iter().enumerate()
+        {
             if cx.compare(&b[i], want) == Verdict::Equal || cx.is_one(&b[i]) {
                 continue;
             }
             if cx.compare(&b[i], want) == Verdict::NotEqual && cx.compare(&b[i], &one) == Verdict::NotEqual {
                 return Err(cx.error(format!("the bias's {what} {} is neither {} nor 1", show(&b[i]), show(want))));
             }
-            cx.warn(format!("cannot prove the bias's {what} {} is {} or 1; checked at run time", show(&b[i]), show(want)));
+            cx.warn(format!(
+                "cannot prove the bias's {what} {} is {} or 1; checked at run time",
+                show(&b[i]),
+                show(want)
+            ));
         }
         cx.expect_equal(&b[3], &k[1], "the bias's last dimension and the key length")?;
     }

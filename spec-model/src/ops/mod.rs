@@ -27,9 +27,9 @@ mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
 pub use einsum::{Equation, ELLIPSIS};
-pub use linalg::CAUSAL_MASKS;
 pub use infer::{dim_op, Infer};
 pub use layout_transform::map_shape;
+pub use linalg::CAUSAL_MASKS;
 pub use syntax::OpParam;
 
 use crate::diagnostic::Diagnostic;

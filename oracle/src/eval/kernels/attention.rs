@@ -184,9 +184,7 @@ fn mask(cx: &Cx, d: &Dims) -> EvalResult<Mask> {
         Some(w) if w > 0 && cx.attr("causal_mask") == Some(&AttrValue::Str("BottomRight".into())) => {
             Some(usize::try_from(w).unwrap_or(usize::MAX))
         }
-        Some(w) => {
-            return Err(cx.error(format!("window_size {w} must be positive, with causal_mask=\"BottomRight\"")))
-        }
+        Some(w) => return Err(cx.error(format!("window_size {w} must be positive, with causal_mask=\"BottomRight\""))),
     };
     Ok(Mask { offset, window })
 }
@@ -250,7 +248,8 @@ fn softmax<T: Fl>(p: &[T], i: usize, mask: Mask) -> Option<Vec<T>> {
     let masked: Vec<T> = p.iter().enumerate().map(|(j, &x)| if kept(j) { x } else { T::zero() }).collect();
     let Some((&first, rest)) = masked.split_first() else { return Some(Vec::new()) };
     let m = rest.iter().fold(first, |m, &x| m.propagating_max(x));
-    let e: Vec<T> = masked.iter().enumerate().map(|(j, &x)| if kept(j) { x.minus(m).exp() } else { T::zero() }).collect();
+    let e: Vec<T> =
+        masked.iter().enumerate().map(|(j, &x)| if kept(j) { x.minus(m).exp() } else { T::zero() }).collect();
     let z = e.iter().fold(T::zero(), |acc, &x| acc.plus(x));
     e.iter().map(|&x| x.quot(z)).collect()
 }
@@ -264,7 +263,9 @@ pub(crate) fn attention_work(args: &[Value]) -> u64 {
     };
     match (shape(0), shape(2)) {
         (Some(q), Some(v)) if q.len() == 4 && v.len() == 4 => {
-            [q[0], q[2], q[1], v[1], q[3].saturating_add(v[3]).saturating_add(1)].iter().fold(1u64, |a, &x| a.saturating_mul(x))
+            [q[0], q[2], q[1], v[1], q[3].saturating_add(v[3]).saturating_add(1)]
+                .iter()
+                .fold(1u64, |a, &x| a.saturating_mul(x))
         }
         _ => 0,
     }

@@ -89,7 +89,9 @@ fn plan(cx: &Cx, eq: &Equation, shapes: &[Vec<u64>]) -> EvalResult<Plan> {
                 None => Some(d),
                 Some(e) if e == d || d == 1 => Some(e),
                 Some(1) => Some(d),
-                Some(e) => return Err(cx.error(format!("label '{c}' has dimensions {e} and {d}, which do not broadcast"))),
+                Some(e) => {
+                    return Err(cx.error(format!("label '{c}' has dimensions {e} and {d}, which do not broadcast")))
+                }
             };
         }
     }
@@ -199,7 +201,8 @@ fn contract<T: Elem + Storage>(xs: &[&[T]], p: &Plan, n: usize) -> Option<Vec<T>
         let term = |ri: &[u64]| -> Option<T> {
             let mut prod: Option<T> = None;
             for ((x, st), b) in xs.iter().zip(&p.steps).zip(&base) {
-                let off = ri.iter().zip(&st[no..]).fold(*b, |acc, (&i, &s)| acc.wrapping_add((i as i64).wrapping_mul(s)));
+                let off =
+                    ri.iter().zip(&st[no..]).fold(*b, |acc, (&i, &s)| acc.wrapping_add((i as i64).wrapping_mul(s)));
                 let e = *x.get(usize::try_from(off).ok()?)?;
                 prod = Some(match prod {
                     None => e,
@@ -278,7 +281,10 @@ mod tests {
     #[test]
     fn matmul_trace_diagonal_outer() {
         let a = f64s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
-        assert_eq!(run("ij,jk->ik", vec![a.clone(), a.clone()]).unwrap().1, TensorData::F64(vec![7.0, 10.0, 15.0, 22.0]));
+        assert_eq!(
+            run("ij,jk->ik", vec![a.clone(), a.clone()]).unwrap().1,
+            TensorData::F64(vec![7.0, 10.0, 15.0, 22.0])
+        );
         assert_eq!(run("ii", vec![a.clone()]).unwrap(), (vec![], TensorData::F64(vec![5.0])));
         assert_eq!(run("ii->i", vec![a.clone()]).unwrap().1, TensorData::F64(vec![1.0, 4.0]));
         assert_eq!(run("ji", vec![a.clone()]).unwrap().1, TensorData::F64(vec![1.0, 3.0, 2.0, 4.0]));
@@ -311,7 +317,8 @@ mod tests {
 
     #[test]
     fn integers_wrap_and_nan_propagates() {
-        let i8s = Value::tensor(NDArray { dtype: DataType::int(8), shape: vec![2], data: TensorData::I8(vec![100, 100]) });
+        let i8s =
+            Value::tensor(NDArray { dtype: DataType::int(8), shape: vec![2], data: TensorData::I8(vec![100, 100]) });
         let two = Value::tensor(NDArray { dtype: DataType::int(8), shape: vec![2], data: TensorData::I8(vec![2, 2]) });
         assert_eq!(run("i,i", vec![i8s, two]).unwrap().1, TensorData::I8(vec![-112]));
         let (_, d) = run("i->", vec![f64s(&[2], &[f64::NAN, 1.0])]).unwrap();
