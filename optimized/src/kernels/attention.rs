@@ -135,10 +135,9 @@ impl Kernel for Attention {
         // The scratch of the threads running at once, reserved against the budget.
         let pairs = sh.b * sh.n;
         let threads = cx.threads_for(out.numel().max(sh.s * sh.t)).min(pairs.max(1));
-        let per_pair =
-            [sh.s * sh.h, sh.h * sh.t, sh.s.saturating_mul(sh.t).saturating_mul(2), sh.t * sh.hv, sh.s * sh.hv]
-                .iter()
-                .fold(0u64, |a, &x| a.saturating_add(x as u64));
+        let per_pair = [(sh.s, sh.h), (sh.h, sh.t), (sh.s, sh.t), (sh.s, sh.t), (sh.t, sh.hv), (sh.s, sh.hv)]
+            .iter()
+            .fold(0u64, |a, &(x, y)| a.saturating_add((x as u64).saturating_mul(y as u64)));
         let _reserved = cx.alloc(dtype, &[per_pair.saturating_mul(threads as u64)])?;
         let rows = Rows { offset, window: window.map(|w| w as usize), scale };
         match dtype {

@@ -178,7 +178,7 @@ impl Kernel for OneHot {
             {
                 let mut o = write::<D>(cx, &out)?;
                 o.fill(off);
-                let inner: usize = x.shape()[axis..].iter().map(|&d| d as usize).product();
+                let inner = x.shape()[axis..].iter().fold(1usize, |a, &d| a.saturating_mul(d as usize));
                 let idx: Vec<f64> = with_num!(x.dtype(), I => read::<I>(cx, x, "indices")?.iter().map(|&v| to_f64(v)).collect());
                 for (p, &v) in idx.iter().enumerate() {
                     if v >= 0.0 && v < depth as f64 {

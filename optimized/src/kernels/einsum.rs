@@ -315,7 +315,7 @@ fn fill_block<T: Num>(xs: &[&[T]], lay: &Layout, no: usize, start: usize, chunk:
         rem /= n;
     }
     let nr = lay.red.len();
-    let red_total: usize = lay.red_shape.iter().product();
+    let red_total = lay.red_shape.iter().fold(1usize, |a, &d| a.saturating_mul(d));
     let mut base = vec![0isize; xs.len()];
     let mut ridx = vec![0usize; nr];
     let mut at = vec![0isize; xs.len()];
@@ -434,13 +434,14 @@ fn by_gemm<T: Num>(
 ) -> Result<()> {
     let ext = |ix: &[usize]| -> Vec<usize> { ix.iter().map(|&i| lay.out_shape[i] as usize).collect() };
     let (bd, rd, cd) = (ext(&mp.batch), ext(&mp.rows), ext(&mp.cols));
-    let (nb, n, m) = (bd.iter().product::<usize>(), rd.iter().product::<usize>(), cd.iter().product::<usize>());
-    let k: usize = lay.red_shape.iter().product();
+    let size = |ds: &[usize]| ds.iter().fold(1usize, |a, &d| a.saturating_mul(d));
+    let (nb, n, m, k) = (size(&bd), size(&rd), size(&cd), size(&lay.red_shape));
     let no = lay.out.len();
     let pick = |op: usize, ix: &[usize]| -> Vec<isize> { ix.iter().map(|&i| lay.strides[op][i]).collect() };
     let red = |op: usize| -> Vec<isize> { lay.strides[op][no..].to_vec() };
-    let scratch = |len: usize| cx.alloc_for_overwrite(T::DTYPE, &[len as u64]);
-    let (pa, pb, pc) = (scratch(nb * n * k)?, scratch(nb * k * m)?, cx.alloc(T::DTYPE, &[(nb * n * m) as u64])?);
+    // Sizes saturate: a product past memory is refused by the budget.
+    let scratch = |a: usize, b: usize| cx.alloc_for_overwrite(T::DTYPE, &[nb as u64, a as u64, b as u64]);
+    let (pa, pb, pc) = (scratch(n, k)?, scratch(k, m)?, cx.alloc(T::DTYPE, &[nb as u64, n as u64, m as u64])?);
     {
         let (x, y) = (read::<T>(cx, ts[0], "operand 0")?, read::<T>(cx, ts[1], "operand 1")?);
         let (mut a, mut b) = (write::<T>(cx, &pa)?, write::<T>(cx, &pb)?);
@@ -454,7 +455,7 @@ fn by_gemm<T: Num>(
         }
         let mut c = write::<T>(cx, &pc)?;
         if k > 0 && n > 0 && m > 0 {
-            let threads = cx.threads_for(n * m * k);
+            let threads = cx.threads_for(n.saturating_mul(m).saturating_mul(k));
             for ((am, bm), cm) in a.chunks_exact(n * k).zip(b.chunks_exact(k * m)).zip(c.chunks_exact_mut(n * m)) {
                 gemm(am, bm, cm, Dims { n, k, m }, threads);
             }

@@ -168,7 +168,7 @@ pub(crate) fn one_hot(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     let mut data = cx.storage(dtype)?;
     // Row-major over (outer, depth, inner): `outer` the indices' dimensions before
     // `axis`, `inner` those after it.
-    let inner: u64 = x.shape[axis..].iter().product();
+    let inner: u64 = x.shape[axis..].iter().fold(1u64, |a, &d| a.saturating_mul(d));
     for k in 0..n as u64 {
         let (o, rest) = (k / (depth * inner.max(1)), k % (depth * inner.max(1)));
         let (j, i) = (rest / inner.max(1), rest % inner.max(1));
