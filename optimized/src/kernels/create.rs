@@ -152,7 +152,8 @@ impl Kernel for OneHot {
     fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
         cx.arity(args, 3)?;
         let x = operand(cx, args, 0, "indices")?;
-        if !x.dtype().data_type().is_int() && !(x.dtype().data_type().is_uint() && x.dtype() != DType::Bool) {
+        let idt = x.dtype().data_type();
+        if !(idt.is_int() || idt.is_uint()) || x.dtype() == DType::Bool {
             return Err(cx.error(format!("indices must have an integer dtype, not {}", x.dtype())));
         }
         let (Value::Prim(on), Value::Prim(off)) = (&args[1], &args[2]) else {
