@@ -527,6 +527,13 @@ mod tests {
     }
 
     #[test]
+    fn huge_results_meet_the_budget() {
+        let long = (vec![1 << 17], vec![1.0f32; 1 << 17]);
+        let e = run("i,j", vec![long.clone(), long]).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::MemoryExhausted);
+    }
+
+    #[test]
     fn errors() {
         let a = (vec![2, 3], vec![0.0; 6]);
         for bad in ["ii", "i", "ij,jk", "i.j", "ij->ii", "ij->k", "i->i->i"] {

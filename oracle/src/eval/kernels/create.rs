@@ -231,6 +231,8 @@ mod tests {
         assert!(one_hot_of(vec![0], &[1], 0, -1).is_err(), "depth 0");
         assert!(one_hot_of(vec![0], &[1], 2, 2).is_err(), "axis 2 of rank 1");
         assert!(one_hot_of(vec![0], &[1], 2, -3).is_err(), "axis -3 of rank 1");
+        let e = one_hot_of(vec![0, 1], &[2], 1 << 40, -1).unwrap_err();
+        assert_eq!(e.kind, crate::eval::value::ErrorKind::MemoryExhausted, "a huge depth meets the budget");
     }
 
     #[test]

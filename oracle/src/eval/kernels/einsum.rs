@@ -311,6 +311,10 @@ mod tests {
         assert!(run("ij", vec![a.clone(), a.clone()]).is_err(), "one term, two operands");
         assert!(run("i.j", vec![a.clone()]).is_err());
         assert!(run("ij", vec![]).is_err());
+        // An outer product of two 2^17-element vectors (2^34 elements) meets the budget.
+        let long = f64s(&[1 << 17], &vec![1.0; 1 << 17]);
+        let e = run("i,j", vec![long.clone(), long]).unwrap_err();
+        assert_eq!(e.kind, crate::eval::value::ErrorKind::MemoryExhausted);
         let i = Value::tensor(NDArray { dtype: DataType::INT32, shape: vec![2], data: TensorData::I32(vec![1, 2]) });
         assert!(run("i,i", vec![f64s(&[2], &[1.0, 2.0]), i]).is_err(), "dtypes");
     }
