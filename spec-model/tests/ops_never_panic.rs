@@ -40,7 +40,15 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
         AttrKind::Int => AttrValue::Int(int(g)),
         AttrKind::Bool => AttrValue::Bool(bool::arbitrary(g)),
         AttrKind::DType => AttrValue::Str(g.choose(&["float32", "int64", "bool"]).expect("x").to_string()),
-        AttrKind::Str => AttrValue::Str("{}".into()),
+        AttrKind::Str | AttrKind::OptStr => match u32::arbitrary(g) % 4 {
+            0 if kind == AttrKind::OptStr => AttrValue::None,
+            0 => AttrValue::Str("{}".into()),
+            _ => AttrValue::Str(
+                g.choose(&["ij,jk->ik", "...i,...i", "ii", "i.j", "->", "", "a,b,c", "TopLeft", "BottomRight", "ü"])
+                    .expect("non-empty")
+                    .to_string(),
+            ),
+        },
         AttrKind::IntList => list(g),
         AttrKind::Float | AttrKind::OptFloat => match u32::arbitrary(g) % 3 {
             0 if kind == AttrKind::OptFloat => AttrValue::None,

@@ -12,6 +12,7 @@ mod funcs;
 mod index;
 mod inputs;
 mod layout_transform;
+mod linalg;
 mod manipulate_dims;
 pub mod ops;
 mod sorting;

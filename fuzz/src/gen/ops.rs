@@ -506,6 +506,7 @@ impl<'a> Gen<'a, '_> {
                 };
                 (op(vec![prim(start), prim(end), prim(step)], attrs), Ty::tensor(vec![Dim::lit(len)], dt))
             }
+            Op::Einsum | Op::Attention | Op::OneHot => return self.linalg_call(this, sc),
             Op::Pad | Op::Conv2d | Op::MaxPool2d | Op::AvgPool2d | Op::AdaptiveAvgPool2d | Op::Conv1d => {
                 return self.conv_call(this, sc)
             }

@@ -1,4 +1,4 @@
-//! Tensor creation: `zeros`, `ones`, `full`, `arange`.
+//! Tensor creation: `zeros`, `ones`, `full`, `arange`, and `one_hot` (creation-like).
 
 use super::common::{created, operand, read, write};
 use super::{attrs, Failing, Kernel, KernelCx, Lowering};
@@ -132,6 +132,67 @@ fn fill_value<D: Num>(cx: &KernelCx, fill: &Fill, to: DataType) -> Result<D> {
         }),
     };
     converted.ok_or_else(|| cx.error(format!("{shown} is out of the range of {to}")))
+}
+
+/// OP-one_hot: the indices with a new axis of `depth` at `axis`: `off_value`
+/// everywhere, then `on_value` at each index in `0..depth` (a negative or larger index
+/// leaves its line off). Errors (`OpError`): as the oracle's (`indices` not an integer
+/// tensor, values not `PrimValue`s of one dtype, `depth` not positive, `axis` out of
+/// `-(r+1)..=r`); more elements than the memory budget holds (`MemoryExhausted`).
+pub fn one_hot(l: &Lowering) -> Box<dyn Kernel> {
+    Box::new(OneHot { depth: attrs::opt_int(l.attrs, "depth"), axis: attrs::opt_int(l.attrs, "axis") })
+}
+
+struct OneHot {
+    depth: std::result::Result<Option<i64>, String>,
+    axis: std::result::Result<Option<i64>, String>,
+}
+
+impl Kernel for OneHot {
+    fn run(&self, cx: &KernelCx, args: &[Value]) -> Result<Value> {
+        cx.arity(args, 3)?;
+        let x = operand(cx, args, 0, "indices")?;
+        let idt = x.dtype().data_type();
+        if !(idt.is_int() || idt.is_uint()) || x.dtype() == DType::Bool {
+            return Err(cx.error(format!("indices must have an integer dtype, not {}", x.dtype())));
+        }
+        let (Value::Prim(on), Value::Prim(off)) = (&args[1], &args[2]) else {
+            return Err(cx.error("on_value and off_value must be PrimValues"));
+        };
+        let dtype = prim_dtype(on);
+        if prim_dtype(off) != dtype {
+            return Err(cx.error(format!("on_value and off_value have dtypes {dtype} and {}", prim_dtype(off))));
+        }
+        let depth = match self.depth.clone().map_err(|m| cx.error(m))? {
+            Some(d) if d > 0 => d as u64,
+            d => return Err(cx.error(format!("depth must be a positive integer, not {d:?}"))),
+        };
+        let axis = cx.axis(self.axis.clone().map_err(|m| cx.error(m))?.unwrap_or(-1), x.rank() + 1)?;
+        let mut shape = x.shape().to_vec();
+        shape.insert(axis, depth);
+        let t = storage(cx, dtype)?;
+        created(cx, &shape)?;
+        with_num!(t, D => {
+            let on = fill_value::<D>(cx, &Fill::Prim(*on), dtype)?;
+            let off = fill_value::<D>(cx, &Fill::Prim(*off), dtype)?;
+            let out = cx.alloc_for_overwrite(t, &shape)?;
+            {
+                let mut o = write::<D>(cx, &out)?;
+                o.fill(off);
+                let inner = x.shape()[axis..].iter().fold(1usize, |a, &d| a.saturating_mul(d as usize));
+                let idx: Vec<f64> = with_num!(x.dtype(), I => read::<I>(cx, x, "indices")?.iter().map(|&v| to_f64(v)).collect());
+                for (p, &v) in idx.iter().enumerate() {
+                    if v >= 0.0 && v < depth as f64 {
+                        let (outer, i) = (p / inner.max(1), p % inner.max(1));
+                        if let Some(slot) = o.get_mut((outer * depth as usize + v as usize) * inner + i) {
+                            *slot = on;
+                        }
+                    }
+                }
+            }
+            Ok(Value::tensor(out))
+        })
+    }
 }
 
 /// OP-arange: `arange(start, end, step)` (three `PrimValue`s) is the 1-D tensor of

@@ -103,14 +103,14 @@ fn plan(cx: &KernelCx, a: &[u64], b: &[u64]) -> Result<Plan> {
 
 /// One matrix product `out = a @ b` of `(n, k)` by `(k, m)` (out zeroed, k > 0), with
 /// the threads it may use (more than one only for at least `parallel_min` multiply-adds).
-type Gemm<T> = fn(&[T], &[T], &mut [T], Dims, usize);
+pub(super) type Gemm<T> = fn(&[T], &[T], &mut [T], Dims, usize);
 
 /// The matrix dimensions of one product.
 #[derive(Clone, Copy)]
-struct Dims {
-    n: usize,
-    k: usize,
-    m: usize,
+pub(super) struct Dims {
+    pub(super) n: usize,
+    pub(super) k: usize,
+    pub(super) m: usize,
 }
 
 fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: &Plan, gemm: Gemm<T>) -> Result<Value> {
@@ -145,7 +145,7 @@ fn matmul_typed<T: Num>(cx: &KernelCx, a: &Tensor, b: &Tensor, dtype: DType, p: 
 /// `out += a @ b` for row-major `a` (n × k), `b` (k × m), `out` (n × m), all of them
 /// non-empty. The loop order i, p, j keeps the inner loop contiguous and still adds
 /// each `out[i, j]`'s terms in `p` order (the exact result the spec describes).
-fn gemm_in_order<T: Num>(a: &[T], b: &[T], out: &mut [T], Dims { k, m, .. }: Dims, _threads: usize) {
+pub(super) fn gemm_in_order<T: Num>(a: &[T], b: &[T], out: &mut [T], Dims { k, m, .. }: Dims, _threads: usize) {
     for (orow, arow) in out.chunks_exact_mut(m).zip(a.chunks_exact(k)) {
         for (&av, brow) in arow.iter().zip(b.chunks_exact(m)) {
             for (o, &bv) in orow.iter_mut().zip(brow) {
@@ -283,11 +283,11 @@ macro_rules! blas {
 blas!(f32, matrixmultiply::sgemm);
 blas!(f64, matrixmultiply::dgemm);
 
-fn gemm_f32(a: &[f32], b: &[f32], out: &mut [f32], d: Dims, threads: usize) {
+pub(super) fn gemm_f32(a: &[f32], b: &[f32], out: &mut [f32], d: Dims, threads: usize) {
     gemm_float(a, b, out, d, threads)
 }
 
-fn gemm_f64(a: &[f64], b: &[f64], out: &mut [f64], d: Dims, threads: usize) {
+pub(super) fn gemm_f64(a: &[f64], b: &[f64], out: &mut [f64], d: Dims, threads: usize) {
     gemm_float(a, b, out, d, threads)
 }
 

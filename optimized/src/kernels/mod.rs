@@ -6,10 +6,12 @@
 //! The semantics are the oracle's (`proofs-notes/operator-semantics.md`); the code is
 //! the engine's own.
 
+pub mod attention;
 pub mod common;
 pub mod conv;
 pub mod convert;
 pub mod create;
+pub mod einsum;
 pub mod elementwise;
 pub mod fused;
 pub mod index;
@@ -317,6 +319,8 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::LeakyRelu => kernel(unary_math::leakyrelu(l)),
         Op::Clip => kernel(unary_math::clip(l)),
         Op::Matmul => kernel(linalg::matmul(l)),
+        Op::Einsum => kernel(einsum::einsum(l)),
+        Op::Attention => kernel(attention::attention(l)),
         Op::Sum => kernel(reduce::reduce(l, Reduce::Sum)),
         Op::Mean => kernel(reduce::reduce(l, Reduce::Mean)),
         Op::Max => kernel(reduce::reduce(l, Reduce::Max)),
@@ -362,6 +366,7 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Ones => kernel(create::zeros_ones(l, true)),
         Op::Full => kernel(create::full(l)),
         Op::Arange => kernel(create::arange(l)),
+        Op::OneHot => kernel(create::one_hot(l)),
         Op::Pad => kernel(conv::pad(l)),
         Op::Conv2d => kernel(conv::conv(l, 2)),
         Op::MaxPool2d => kernel(pool::pool2d(l, true)),

@@ -8,7 +8,8 @@ use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
 use super::kernels::{
-    conv, create, index, layout, linalg, manipulate, manipulate_dims, norm, pool, sorting, statistical, Cx,
+    attention, conv, create, einsum, index, layout, linalg, manipulate, manipulate_dims, norm, pool, sorting,
+    statistical, Cx,
 };
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
@@ -33,6 +34,8 @@ pub fn eval_op(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Sp
 fn work(op: Op, args: &[Value], attrs: &Attrs) -> u64 {
     let read = args.iter().map(elements).fold(0u64, u64::saturating_add);
     match (op, args) {
+        (Op::Einsum, _) => read.max(einsum::einsum_work(args, attrs.get("subscripts"))),
+        (Op::Attention, _) => read.max(attention::attention_work(args)),
         (Op::Conv2d, _) => read.max(conv::conv_work(args, attrs, 2).unwrap_or(0)),
         (Op::Conv1d, _) => read.max(conv::conv_work(args, attrs, 1).unwrap_or(0)),
         (Op::Sort | Op::Argsort | Op::Topk, _) => read.max(sorting::sort_work(args, attrs).unwrap_or(0)),
@@ -121,6 +124,8 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::LeakyRelu => unary_math::leakyrelu(&cx, args),
         Op::Clip => unary_math::clip(&cx, args),
         Op::Matmul => linalg::matmul(&cx, args),
+        Op::Einsum => einsum::einsum(&cx, args),
+        Op::Attention => attention::attention(&cx, args),
         Op::Sum => reduce::reduce(&cx, args, Reduce::Sum),
         Op::Mean => reduce::reduce(&cx, args, Reduce::Mean),
         Op::Max => reduce::reduce(&cx, args, Reduce::Max),
@@ -166,6 +171,7 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Ones => create::zeros_ones(&cx, args, true),
         Op::Full => create::full(&cx, args),
         Op::Arange => create::arange(&cx, args),
+        Op::OneHot => create::one_hot(&cx, args),
         Op::Pad => conv::pad(&cx, args),
         Op::Conv2d => conv::conv2d(&cx, args),
         Op::MaxPool2d => pool::max_pool2d(&cx, args),

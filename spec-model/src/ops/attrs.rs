@@ -15,6 +15,8 @@ pub enum AttrKind {
     /// A dtype string (`"float32"`).
     DType,
     Str,
+    /// `None` or a string.
+    OptStr,
     /// A list of integers.
     IntList,
     /// `None` or a list of integers.
@@ -42,6 +44,7 @@ impl AttrKind {
             AttrKind::Bool => matches!(v, AttrValue::Bool(_)),
             AttrKind::DType => matches!(v, AttrValue::Str(s) if DataType::parse(s).is_some()),
             AttrKind::Str => matches!(v, AttrValue::Str(_)),
+            AttrKind::OptStr => matches!(v, AttrValue::None | AttrValue::Str(_)),
             AttrKind::IntList => int_list(v),
             AttrKind::OptIntList => matches!(v, AttrValue::None) || int_list(v),
             AttrKind::Axes => matches!(v, AttrValue::None | AttrValue::Int(_)) || int_list(v),
@@ -59,6 +62,7 @@ impl AttrKind {
             AttrKind::Bool => "a boolean",
             AttrKind::DType => "a dtype string such as \"float32\"",
             AttrKind::Str => "a string",
+            AttrKind::OptStr => "None or a string",
             AttrKind::IntList => "a list of integers",
             AttrKind::OptIntList => "None or a list of integers",
             AttrKind::Axes => "None, an integer or a list of integers",
@@ -176,6 +180,10 @@ pub mod schemas {
         opt("axis_separators", OptIntList),
         opt("input_axis_separators", OptIntList),
     ];
+    pub const EINSUM: &[AttrSpec] = &[req("subscripts", Str)];
+    pub const ATTENTION: &[AttrSpec] =
+        &[opt("scale", OptFloat), opt("causal_mask", OptStr), opt("window_size", OptInt)];
+    pub const ONE_HOT: &[AttrSpec] = &[req("depth", Int), opt("axis", Int)];
     pub const ADAPTIVE_POOL2D: &[AttrSpec] =
         &[opt("output_size", IntOrIntList), opt("layout", Str), opt("out_layout", Str)];
 }

@@ -1,4 +1,4 @@
-//! Tensor creation: `zeros`, `ones`, `full`, `arange`.
+//! Tensor creation: `zeros`, `ones`, `full`, `arange`, and `one_hot` (creation-like).
 
 use super::infer::{dim_op, tensor_si, Infer};
 use super::OpError;
@@ -95,4 +95,39 @@ pub fn arange(cx: &mut Infer) -> Result<StructInfo, OpError> {
         },
     };
     Ok(tensor_si(len.map(|l| vec![l]), dtype, 1))
+}
+
+/// OP-one_hot: `one_hot(indices, on_value, off_value, depth, axis=-1)`: a tensor of
+/// `indices`' shape with a new dimension of length `depth` inserted at `axis` (in
+/// `-(r+1)..=r` for indices of rank `r`); the element is `on_value` where the index
+/// along the new axis equals the element of `indices`, `off_value` elsewhere. The
+/// dtype is the values' (two `PrimValue`s of one dtype).
+/// Errors: `indices` not a tensor, or of a known dtype other than an integer one
+/// (`bool` included, as TVM);
+/// `on_value` or `off_value` not a `PrimValue`, or of different dtypes; `depth` not
+/// positive (TVM's constructor); `axis` out of range for a known rank.
+pub fn one_hot(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let x = cx.tensor(0, "indices")?;
+    require!(cx => x.dtype.is_void() || ((x.dtype.is_int() || x.dtype.is_uint()) && !x.dtype.is_bool()),
+        "indices must have an integer dtype, not {}", x.dtype);
+    let mut dtypes = [DataType::void(); 2];
+    for (i, what) in [(1, "on_value"), (2, "off_value")] {
+        match &*cx.args[i].kind {
+            StructInfoKind::Prim { dtype, .. } => dtypes[i - 1] = *dtype,
+            _ => return Err(cx.error(format!("`{what}` must be a PrimValue"))),
+        }
+    }
+    require!(cx => dtypes[0] == dtypes[1],
+        "on_value and off_value must have the same dtype, not {} and {}", dtypes[0], dtypes[1]);
+    let depth = cx.attr_int("depth", 0);
+    require!(cx => depth > 0, "depth must be positive, not {depth}");
+    if x.ndim == -1 {
+        return Ok(tensor_si(None, dtypes[0], -1));
+    }
+    let axis = cx.normalize_axis(cx.attr_int("axis", -1), x.ndim + 1)?;
+    let dims = x.dims.map(|mut ds| {
+        ds.insert(axis, PrimExpr::int(depth));
+        ds
+    });
+    Ok(tensor_si(dims, dtypes[0], x.ndim + 1))
 }

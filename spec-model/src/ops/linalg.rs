@@ -1,9 +1,11 @@
-//! `matmul` and the reductions `sum`, `mean`, `max`, `min`.
+//! `matmul`, `nn.attention` and the reductions `sum`, `mean`, `max`, `min`
+//! (`einsum` is in `einsum.rs`).
 
-use super::infer::{tensor_si, Infer};
+use super::infer::{show, tensor_si, Infer, TensorInfo};
 use super::OpError;
-use crate::grammar::{PrimExpr, StructInfo};
+use crate::grammar::{AttrValue, DataType, PrimBinOp, PrimExpr, StructInfo};
 use crate::require;
+use crate::struct_info::Verdict;
 
 /// OP-matmul: NumPy's `matmul`. With ranks `a`, `b` ≥ 1: a 1-D first operand is
 /// treated as `(1, k)` and a 1-D second operand as `(k, 1)`, the added dimension being
@@ -86,4 +88,90 @@ pub fn reduce(cx: &mut Infer) -> Result<StructInfo, OpError> {
             .collect()
     });
     Ok(tensor_si(dims, x.dtype, ndim))
+}
+
+/// The causal masks of OP-nn.attention.
+pub const CAUSAL_MASKS: [&str; 2] = ["TopLeft", "BottomRight"];
+
+/// OP-nn.attention: `attention(query, key, value, bias=None, scale=None,
+/// causal_mask=None, window_size=None)`, multi-head attention in the BSNH layout:
+/// `query` is `(b, s, n, h)`, `key` `(b, s_kv, n_k, h)`, `value` `(b, s_kv, n_v, h_v)`
+/// and the result `(b, s, n, h_v)` of `query`'s dtype; `n` is a multiple of `n_k` and
+/// of `n_v` (grouped heads). The optional `bias` (TVM 0.27's `relax.nn.attention_bias`)
+/// is 4-D, `(b, n, s, s_kv)` with its first three dimensions possibly 1 (broadcast).
+/// `causal_mask` is `"TopLeft"` or `"BottomRight"`; `window_size` (sliding-window
+/// attention) needs `"BottomRight"` and is positive.
+/// Errors: 3 or 4 tensor arguments; a known rank other than 4; a known non-float dtype
+/// or known different dtypes; batch sizes or key/value lengths provably different;
+/// head dimensions of query and key provably different; `n` provably not a multiple of
+/// `n_k` or `n_v`; a bias dimension provably neither the expected one nor 1 (the last
+/// one: provably different); an unknown `causal_mask`; `window_size` not positive or
+/// without `"BottomRight"`. Warnings: those relations undecided.
+pub fn attention(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    require!(cx => cx.args.len() <= 4, "takes 3 or 4 arguments (query, key, value, bias), {} given", cx.args.len());
+    let names = ["query", "key", "value", "bias"];
+    let ts: Vec<TensorInfo> = (0..cx.args.len()).map(|i| cx.tensor(i, names[i])).collect::<Result<_, _>>()?;
+    for (t, name) in ts.iter().zip(names) {
+        require!(cx => t.ndim == -1 || t.ndim == 4,
+            "the {name} must have 4 dimensions (batch, sequence, heads, head dimension), not {}", t.ndim);
+        require!(cx => t.dtype.is_void() || t.dtype.is_float(), "the {name} must be floating-point, not {}", t.dtype);
+    }
+    let known: Vec<(DataType, &str)> =
+        ts.iter().zip(names).map(|(t, n)| (t.dtype, n)).filter(|(d, _)| !d.is_void()).collect();
+    if let Some((d, n)) = known.iter().find(|(d, _)| *d != known[0].0) {
+        return Err(cx.error(format!("the {} has dtype {} but the {n} {d}", known[0].1, known[0].0)));
+    }
+    let mask = match cx.attr("causal_mask") {
+        None => None,
+        Some(AttrValue::Str(s)) if CAUSAL_MASKS.contains(&s.as_str()) => Some(s.clone()),
+        Some(v) => return Err(cx.error(format!("causal_mask must be \"TopLeft\" or \"BottomRight\", not {v:?}"))),
+    };
+    if cx.attr("window_size").is_some() {
+        let w = cx.attr_int("window_size", 0);
+        require!(cx => w > 0, "window_size must be positive, not {w}");
+        require!(cx => mask.as_deref() == Some("BottomRight"),
+            "window_size needs causal_mask=\"BottomRight\" (sliding-window attention is causal, bottom-right aligned)");
+    }
+    let dtype = ts[0].dtype;
+    let (Some(q), Some(k), Some(v)) = (ts[0].dims.clone(), ts[1].dims.clone(), ts[2].dims.clone()) else {
+        return Ok(tensor_si(None, dtype, 4));
+    };
+    // The result's shape is query's and value's whatever is undecided (then checked at
+    // run time), as in TVM.
+    cx.expect_equal(&q[0], &k[0], "the batch sizes of query and key")?;
+    cx.expect_equal(&q[0], &v[0], "the batch sizes of query and value")?;
+    cx.expect_equal(&k[1], &v[1], "the sequence lengths of key and value")?;
+    cx.expect_equal(&q[3], &k[3], "the head dimensions of query and key")?;
+    for (heads, name) in [(&k[2], "key"), (&v[2], "value")] {
+        if heads.as_int() == Some(0) {
+            continue;
+        }
+        let rem = super::dim_op(PrimBinOp::FloorMod, &q[2], heads);
+        let what = format!("the query's {} heads are a multiple of the {name}'s {}", show(&q[2]), show(heads));
+        match cx.compare(&rem, &PrimExpr::int(0)) {
+            Verdict::Equal => {}
+            Verdict::NotEqual => return Err(cx.error(format!("not true that {what}"))),
+            Verdict::Unknown => cx.warn(format!("cannot prove {what}; checked at run time")),
+        }
+    }
+    if let Some(b) = ts.get(3).and_then(|t| t.dims.clone()) {
+        let one = PrimExpr::int(1);
+        for (i, (want, what)) in
+            [(&q[0], "batch size"), (&q[2], "head count"), (&q[1], "query length")].iter().enumerate()
+        {
+            if cx.compare(&b[i], want) == Verdict::Equal || cx.is_one(&b[i]) {
+                continue;
+            }
+            if cx.compare(&b[i], want) == Verdict::NotEqual && cx.compare(&b[i], &one) == Verdict::NotEqual {
+                return Err(cx.error(format!("the bias's {what} {} is neither {} nor 1", show(&b[i]), show(want))));
+            }
+            cx.warn(format!(
+                "cannot prove the bias's {what} {} is {} or 1; checked at run time",
+                show(&b[i]),
+                show(want)
+            ));
+        }
+        cx.expect_equal(&b[3], &k[1], "the bias's last dimension and the key length")?;
+    }
+    Ok(tensor_si(Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]), dtype, 4))
 }

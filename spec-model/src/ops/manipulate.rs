@@ -135,7 +135,7 @@ pub fn broadcast_to(cx: &mut Infer) -> Result<StructInfo, OpError> {
 }
 
 /// The fields of a tuple argument, each a tensor.
-fn tensor_fields(cx: &Infer, i: usize) -> Result<Vec<TensorInfo>, OpError> {
+pub(super) fn tensor_fields(cx: &Infer, i: usize) -> Result<Vec<TensorInfo>, OpError> {
     match &*cx.args[i].kind {
         StructInfoKind::Tuple { fields } => {
             fields.iter().enumerate().map(|(j, f)| cx.tensor_of(f, &format!("tuple field {j}"))).collect()

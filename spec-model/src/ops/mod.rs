@@ -11,6 +11,7 @@
 mod attrs;
 mod conv;
 mod create;
+mod einsum;
 mod elementwise;
 mod index;
 mod infer;
@@ -27,8 +28,10 @@ mod table;
 mod unary_math;
 
 pub use attrs::{AttrKind, AttrSpec};
+pub use einsum::{Equation, ELLIPSIS};
 pub use infer::{dim_op, Infer};
 pub use layout_transform::map_shape;
+pub use linalg::CAUSAL_MASKS;
 pub use syntax::OpParam;
 
 use crate::diagnostic::Diagnostic;

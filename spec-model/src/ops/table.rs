@@ -306,6 +306,17 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: linalg::matmul,
                 summary: "NumPy matmul: (..., n, k) @ (..., k, m) gives (..., n, m); 1-D operands are promoted and the added dimension dropped; batch dims broadcast.",
             }
+            Einsum = "einsum" {
+                pure: true, arity: Exactly(1), attrs: s::EINSUM, sig: Some(&[Expr("operands"), Attr("subscripts")]),
+                sinfo_args: false, minus_one: &[], infer: einsum::einsum,
+                summary: "einsum(operands, subscripts): Einstein summation of a tuple of tensors (NumPy's subscripts: ellipsis, implied output, diagonals, broadcasting).",
+            }
+            Attention = "nn.attention" {
+                pure: true, arity: AtLeast(3), attrs: s::ATTENTION,
+                sig: Some(&[Expr("query"), Expr("key"), Expr("value"), Expr("bias"), Attr("scale"), Attr("causal_mask"), Attr("window_size")]),
+                sinfo_args: false, minus_one: &[], infer: linalg::attention,
+                summary: "attention(q, k, v, bias, scale, causal_mask, window_size): softmax(q k^T * scale + bias, masked) v per head, BSNH layout; (b, s, n, h_v).",
+            }
             Sum = "sum" {
                 pure: true, arity: Exactly(1), attrs: s::REDUCE, sig: Some(REDUCE),
                 sinfo_args: false, minus_one: &[], infer: linalg::reduce,
@@ -551,6 +562,12 @@ macro_rules! for_each_op {
                 sig: Some(&[Expr("start"), Expr("end"), Expr("step"), Attr("dtype")]),
                 sinfo_args: false, minus_one: &[], infer: create::arange,
                 summary: "arange(start, end, step, dtype): the 1-D tensor start, start+step, ... before end.",
+            }
+            OneHot = "one_hot" {
+                pure: true, arity: Exactly(3), attrs: s::ONE_HOT,
+                sig: Some(&[Expr("indices"), Expr("on_value"), Expr("off_value"), Attr("depth"), Attr("axis")]),
+                sinfo_args: false, minus_one: &[], infer: create::one_hot,
+                summary: "one_hot(indices, on_value, off_value, depth, axis=-1): a new axis of length depth, on_value where it equals the index, off_value elsewhere.",
             }
             // Convolution, pooling and padding
             Pad = "nn.pad" {

@@ -1,4 +1,4 @@
-//! Tensor creation: `zeros`, `ones`, `full`, `arange`.
+//! Tensor creation: `zeros`, `ones`, `full`, `arange`, and `one_hot` (creation-like).
 
 use super::elem::convert_scalar;
 use super::{tensor_value, Cx};
@@ -128,6 +128,59 @@ pub(crate) fn arange(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     Ok(tensor_value(dtype, vec![n], data))
 }
 
+/// OP-one_hot: `one_hot(indices, on_value, off_value, depth, axis=-1)`: `indices`
+/// (an integer tensor of rank `r`) with a new dimension of length `depth` inserted at
+/// `axis` (in `-(r+1)..=r`); the element at `[.., j, ..]` (`j` on the new axis) is
+/// `on_value` where `indices[..] == j` and `off_value` elsewhere, so a negative or
+/// out-of-range index gives a line of `off_value` (TVM's `topi.one_hot`; ONNX would
+/// count a negative index from the end). The dtype is the values' (two `PrimValue`s
+/// of one dtype, each converted to it as OP-astype converts).
+/// Errors: `indices` not an integer tensor; a value not a `PrimValue`, or values of
+/// different dtypes; `depth` missing or not positive; `axis` out of range.
+pub(crate) fn one_hot(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
+    cx.arity(args, 3)?;
+    let x = cx.tensor(&args[0], "indices")?;
+    if !(x.dtype.is_int() || x.dtype.is_uint()) || x.dtype.is_bool() {
+        return Err(cx.error(format!("indices must have an integer dtype, not {}", x.dtype)));
+    }
+    let mut values = [(Scalar::Int(0), DataType::BOOL); 2];
+    for (i, what) in [(1, "on_value"), (2, "off_value")] {
+        match &args[i] {
+            Value::Prim(p) => values[i - 1] = prim(p),
+            v => return Err(cx.error(format!("`{what}` must be a PrimValue, got {}", v.kind()))),
+        }
+    }
+    let [(on, dtype), (off, off_dtype)] = values;
+    if dtype != off_dtype {
+        return Err(cx.error(format!("on_value and off_value have different dtypes {dtype} and {off_dtype}")));
+    }
+    let depth = match cx.attr_opt_int("depth")? {
+        Some(d) if d > 0 => d as u64,
+        d => return Err(cx.error(format!("depth must be a positive integer, not {d:?}"))),
+    };
+    let r = x.ndim();
+    let axis = cx.axis(cx.attr_int("axis", -1)?, r + 1)?;
+    let mut shape = x.shape.clone();
+    shape.insert(axis, depth);
+    let n = cx.numel(&shape)?;
+    let on = convert_scalar(on, dtype).map_err(|m| cx.error(m))?;
+    let off = convert_scalar(off, dtype).map_err(|m| cx.error(m))?;
+    let mut data = cx.storage(dtype)?;
+    // Row-major over (outer, depth, inner): `outer` the indices' dimensions before
+    // `axis`, `inner` those after it.
+    let inner: u64 = x.shape[axis..].iter().fold(1u64, |a, &d| a.saturating_mul(d));
+    for k in 0..n as u64 {
+        let (o, rest) = (k / (depth * inner.max(1)), k % (depth * inner.max(1)));
+        let (j, i) = (rest / inner.max(1), rest % inner.max(1));
+        let idx = match x.data.get((o * inner + i) as usize) {
+            Scalar::Int(v) => v,
+            _ => return Err(cx.error("indices must be integers")),
+        };
+        data.push(if idx == j as i128 { on } else { off }).map_err(|m| cx.error(m))?;
+    }
+    Ok(tensor_value(dtype, shape, data))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +196,43 @@ mod tests {
             &Cx::new(spec_model::ops::Op::Arange, &attrs, Span::SYNTHETIC),
             &[Value::Prim(a), Value::Prim(b), Value::Prim(c)],
         )
+    }
+
+    fn one_hot_of(idx: Vec<i32>, shape: &[u64], depth: i64, axis: i64) -> EvalResult<(Vec<u64>, TensorData)> {
+        let mut attrs = Attrs::default();
+        attrs.insert("depth", AttrValue::Int(depth));
+        attrs.insert("axis", AttrValue::Int(axis));
+        let x = Value::tensor(spec_model::grammar::NDArray {
+            dtype: DataType::INT32,
+            shape: shape.to_vec(),
+            data: TensorData::I32(idx),
+        });
+        let on = Value::Prim(PrimScalar::Float(1.5, DataType::FLOAT32));
+        let off = Value::Prim(PrimScalar::Float(0.0, DataType::FLOAT32));
+        let Value::Tensor(t) = one_hot(&Cx::new(spec_model::ops::Op::OneHot, &attrs, Span::SYNTHETIC), &[x, on, off])?
+        else {
+            panic!()
+        };
+        let t = t.borrow();
+        Ok((t.shape.clone(), t.data.clone()))
+    }
+
+    #[test]
+    fn one_hot_axes_and_out_of_range() {
+        let (s, d) = one_hot_of(vec![0, 2, -1, 3], &[4], 3, -1).unwrap();
+        assert_eq!(s, vec![4, 3]);
+        let want = [1.5, 0., 0., 0., 0., 1.5, 0., 0., 0., 0., 0., 0.];
+        assert_eq!(d, TensorData::F32(want.to_vec()), "-1 and 3 are off everywhere");
+        let (s, d) = one_hot_of(vec![1, 0], &[2], 2, 0).unwrap();
+        assert_eq!((s, d), (vec![2, 2], TensorData::F32(vec![0.0, 1.5, 1.5, 0.0])));
+        let (s, d) = one_hot_of(vec![1, 0], &[2, 1], 2, -2).unwrap();
+        assert_eq!((s, d), (vec![2, 2, 1], TensorData::F32(vec![0.0, 1.5, 1.5, 0.0])));
+        assert_eq!(one_hot_of(vec![], &[0, 5], 4, 1).unwrap().0, vec![0, 4, 5]);
+        assert!(one_hot_of(vec![0], &[1], 0, -1).is_err(), "depth 0");
+        assert!(one_hot_of(vec![0], &[1], 2, 2).is_err(), "axis 2 of rank 1");
+        assert!(one_hot_of(vec![0], &[1], 2, -3).is_err(), "axis -3 of rank 1");
+        let e = one_hot_of(vec![0, 1], &[2], 1 << 40, -1).unwrap_err();
+        assert_eq!(e.kind, crate::eval::value::ErrorKind::MemoryExhausted, "a huge depth meets the budget");
     }
 
     #[test]

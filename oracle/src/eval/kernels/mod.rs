@@ -6,9 +6,11 @@
 //! division and overflow, reduction order, float-to-int casts, float16) are recorded in
 //! `proofs-notes/operator-semantics.md`.
 
+pub(crate) mod attention;
 mod broadcast;
 pub(crate) mod conv;
 pub(crate) mod create;
+pub(crate) mod einsum;
 mod elem;
 pub(crate) mod elementwise;
 pub(crate) mod index;

@@ -243,7 +243,16 @@ fn call(ctx: &mut Ctx, e: &PyExpr, func: &PyExpr, args: &[PyExpr], keywords: &[K
             // style: it is `call_dps_packed` (proofs-notes/interpretations.md).
             let packed_call_tir =
                 rest == ["call_tir"] && matches!(args.first().map(|a| &a.kind), Some(PyExprKind::Str(_)));
-            let name = if packed_call_tir { "call_dps_packed".to_string() } else { rest.join(".") };
+            // `R.nn.attention_bias(q, k, v, bias, ...)`: how TVM 0.27 prints an attention
+            // with a bias (its operator `relax.nn.attention_bias`), here `nn.attention`
+            // with a fourth argument (proofs-notes/operator-semantics.md).
+            let name = if packed_call_tir {
+                "call_dps_packed".to_string()
+            } else if rest == ["nn", "attention_bias"] {
+                "nn.attention".to_string()
+            } else {
+                rest.join(".")
+            };
             let op = OpRef::from_name(&format!("relax.{name}"));
             let (name, sig) = (op.script_name(), op.registered().and_then(|o| o.def().signature));
             let callee = Expr::new(ExprKind::Op(op), func.span);
