@@ -8,6 +8,7 @@
 
 pub mod common;
 pub mod conv;
+pub mod conv_transpose;
 pub mod convert;
 pub mod create;
 pub mod elementwise;
@@ -21,6 +22,7 @@ pub mod manipulate_dims;
 pub mod norm;
 pub mod pool;
 pub mod reduce;
+pub mod resize;
 pub mod simd;
 pub mod statistical;
 pub mod unary_math;
@@ -361,6 +363,8 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::AvgPool2d => kernel(pool::pool2d(l, false)),
         Op::AdaptiveAvgPool2d => kernel(pool::adaptive_avg_pool2d(l)),
         Op::Conv1d => kernel(conv::conv(l, 1)),
+        Op::Conv2dTranspose => kernel(conv_transpose::conv2d_transpose(l)),
+        Op::Resize2d => kernel(resize::resize2d(l)),
     }
 }
 

@@ -7,7 +7,9 @@ use super::builtins;
 use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
-use super::kernels::{conv, create, layout, linalg, manipulate, manipulate_dims, norm, pool, statistical, Cx};
+use super::kernels::{
+    conv, conv_transpose, create, layout, linalg, manipulate, manipulate_dims, norm, pool, resize, statistical, Cx,
+};
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -32,6 +34,7 @@ fn work(op: Op, args: &[Value], attrs: &Attrs) -> u64 {
     match (op, args) {
         (Op::Conv2d, _) => read.max(conv::conv_work(args, attrs, 2).unwrap_or(0)),
         (Op::Conv1d, _) => read.max(conv::conv_work(args, attrs, 1).unwrap_or(0)),
+        (Op::Conv2dTranspose, _) => read.max(conv_transpose::conv2d_transpose_work(args, attrs).unwrap_or(0)),
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
             let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
             // `[.., m, k] @ [.., k, n]`: each row of `a` meets `n` columns, each column
@@ -163,6 +166,8 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::AvgPool2d => pool::avg_pool2d(&cx, args),
         Op::AdaptiveAvgPool2d => pool::adaptive_avg_pool2d(&cx, args),
         Op::Conv1d => conv::conv1d(&cx, args),
+        Op::Conv2dTranspose => conv_transpose::conv2d_transpose(&cx, args),
+        Op::Resize2d => resize::resize2d(&cx, args),
     }
 }
 

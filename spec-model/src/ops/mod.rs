@@ -18,6 +18,7 @@ mod linalg;
 mod manipulate;
 mod manipulate_dims;
 mod norm;
+mod resize;
 mod special;
 mod statistical;
 mod syntax;

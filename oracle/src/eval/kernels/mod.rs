@@ -8,6 +8,7 @@
 
 mod broadcast;
 pub(crate) mod conv;
+pub(crate) mod conv_transpose;
 pub(crate) mod create;
 mod elem;
 pub(crate) mod elementwise;
@@ -18,6 +19,7 @@ pub(crate) mod manipulate_dims;
 pub(crate) mod norm;
 pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod resize;
 pub(crate) mod statistical;
 pub(crate) mod unary_math;
 
