@@ -1,12 +1,13 @@
-//! The engine's convolution, pooling and padding kernels (`optimized/src/kernels/
-//! {conv,pool}.rs`) agree with the oracle's on thousands of random calls per operator:
+//! The engine's convolution, pooling, padding and resizing kernels (`optimized/src/
+//! kernels/{conv,conv_transpose,pool,resize}.rs`) agree with the oracle's on thousands
+//! of random calls per operator:
 //! random dtypes (all twelve), shapes (empty, ranks other than the layout's,
 //! mismatched channels), layouts (every permutation, and invalid ones), attributes
 //! (valid, out of range, i64 extremes, ill-kinded), values (NaN, ±inf, -0.0, integer
 //! extremes), and broken argument lists. Agreement is the same error kind (a `Crash`
-//! never agrees) or equal values: bit for bit, except float convolutions, whose
-//! engine kernel may reassociate through a blocked GEMM and must agree within F-8's
-//! tolerance widened by the operands' scale (as `kernels_agree_elementwise.rs` does
+//! never agrees) or equal values: bit for bit, except float32/float64 convolutions of
+//! finite operands, whose engine kernels may reassociate through a blocked GEMM and
+//! must agree within F-8's tolerance widened by the operands' scale (as `kernels_agree_elementwise.rs` does
 //! for `matmul`). Resource errors on either side are skipped.
 //!
 //! `KERNELS_AGREE_SEED` and `KERNELS_AGREE_CASES` (per operator) choose the cases.
@@ -279,6 +280,162 @@ fn gen_adaptive(rng: &mut Rng) -> Case {
     (vec![tensor(rng, d, shape, wild)], attrs)
 }
 
+fn gen_conv_transpose(rng: &mut Rng) -> Case {
+    // float16 often: its kernel keeps the spec's order, which the bits then show.
+    let d = if rng.pct(20) { DataType::float(16) } else { dtype(rng) };
+    let groups = rng.pick(&[1u64, 1, 2, 3]);
+    let (ig, og) = (rng.range(0, 3) as u64, rng.range(0, 3) as u64);
+    let mut c = ig * groups;
+    if rng.pct(5) {
+        c += 1;
+    }
+    let canon_x = vec![small(rng).min(2), c, small(rng) + 1, small(rng) + 1];
+    let mut canon_w = vec![ig * groups, og];
+    if rng.pct(3) {
+        canon_w[0] += 1;
+    }
+    for _ in 0..2 {
+        let lo = if rng.pct(5) { 0 } else { 1 };
+        canon_w.push(rng.range(lo, 3) as u64);
+    }
+    let (xl, wl) = (layout(rng, "NCHW"), layout(rng, "IOHW"));
+    let mut xs = place(&canon_x, &xl, "NCHW");
+    let ws = place(&canon_w, &wl, "IOHW");
+    if rng.pct(3) {
+        xs.pop();
+    }
+    let mut attrs = Attrs::default();
+    attrs.insert("data_layout", AttrValue::Str(xl));
+    attrs.insert("kernel_layout", AttrValue::Str(wl));
+    if rng.pct(30) {
+        attrs.insert("out_layout", AttrValue::Str(layout(rng, "NCHW")));
+    }
+    let strides = [rng.range(1, 3), rng.range(1, 3)];
+    let v = if rng.pct(30) { AttrValue::Int(strides[0]) } else { ints(&strides) };
+    set(rng, &mut attrs, "strides", v);
+    let v = ints(&[rng.range(1, 3), rng.range(1, 2)]);
+    set(rng, &mut attrs, "dilation", v);
+    // Mostly below the stride; sometimes not (an error).
+    let op = [rng.range(0, strides[0]) - i64::from(!rng.pct(10)), rng.range(0, strides[1] - 1)];
+    let v = ints(&[op[0].max(0), op[1]]);
+    set(rng, &mut attrs, "output_padding", v);
+    let most = if rng.pct(80) { 1 } else { 2 };
+    let pads: Vec<i64> = (0..rng.pick(&[1, 2, 4])).map(|_| rng.range(0, most)).collect();
+    set(rng, &mut attrs, "padding", ints(&pads));
+    let v = AttrValue::Int(if rng.pct(3) { 0 } else { groups as i64 });
+    set(rng, &mut attrs, "groups", v);
+    if rng.pct(20) {
+        let v = AttrValue::Str(dtype(rng).to_string());
+        set(rng, &mut attrs, "out_dtype", v);
+    }
+    let wild = rng.pct(20);
+    let wd = if rng.pct(5) { rng.pick(&DTYPES) } else { d };
+    if d.is_float() && rng.pct(40) {
+        // Values whose sums round (sevenths): the order of the terms shows in the bits
+        // where the kernel keeps the spec's order (float16, and any non-finite operand).
+        let fine = |rng: &mut Rng, shape: Vec<u64>, dt: DataType| {
+            let n: u64 = shape.iter().product();
+            let v: Vec<Scalar> = (0..n)
+                .map(|_| match rng.below(40) {
+                    0 if wild => Scalar::Float(rng.pick(&[f64::INFINITY, f64::NAN, -f64::INFINITY])),
+                    _ => Scalar::Float(rng.range(-300, 300) as f64 / 7.0),
+                })
+                .collect();
+            Value::tensor(NDArray::from_scalars(dt, shape, &v).expect("floats"))
+        };
+        return (vec![fine(rng, xs, d), fine(rng, ws, d)], attrs);
+    }
+    (vec![tensor(rng, d, xs, wild), tensor(rng, wd, ws, wild)], attrs)
+}
+
+fn gen_resize(rng: &mut Rng) -> Case {
+    // Floats mostly: an integer result is an error wherever a value is NaN or overshoots.
+    let d = if rng.pct(60) {
+        rng.pick(&[DataType::float(16), DataType::float(32), DataType::float(64)])
+    } else {
+        rng.pick(&DTYPES)
+    };
+    let l = layout(rng, "NCHW");
+    let side = |rng: &mut Rng| if rng.pct(5) { 0 } else { small(rng).max(1) };
+    let canon = [small(rng).min(2), small(rng).min(3), side(rng), side(rng)];
+    let mut shape = place(&canon, &l, "NCHW");
+    if rng.pct(3) {
+        shape.pop();
+    }
+    let mut attrs = Attrs::default();
+    attrs.insert("layout", AttrValue::Str(l));
+    let method = if rng.pct(5) { "bilinear" } else { rng.pick(&["nearest_neighbor", "linear", "cubic", "Linear"]) };
+    set(rng, &mut attrs, "method", AttrValue::Str(method.into()));
+    let modes = [
+        "half_pixel",
+        "align_corners",
+        "asymmetric",
+        "pytorch_half_pixel",
+        "tf_half_pixel_for_nn",
+        "tf_crop_and_resize",
+        "tf_crop_and_resize",
+    ];
+    let mode = if rng.pct(4) { "edge" } else { rng.pick(&modes) };
+    set(rng, &mut attrs, "coordinate_transformation_mode", AttrValue::Str(mode.into()));
+    if rng.pct(70) {
+        let r = if rng.pct(5) {
+            "nearest"
+        } else {
+            rng.pick(&["round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil", ""])
+        };
+        set(rng, &mut attrs, "rounding_method", AttrValue::Str(r.into()));
+    }
+    if rng.pct(50) {
+        let roi = match rng.below(20) {
+            0..=4 => AttrValue::Float(FloatLit(rng.range(-4, 8) as f64 / 4.0)),
+            5 => AttrValue::List(vec![AttrValue::Float(FloatLit(0.5)); 3]),
+            _ => AttrValue::List(
+                (0..4)
+                    .map(|_| {
+                        let v = rng.pick(&[0.0, 0.1, 0.25, 0.7, 1.0, 1.3, -0.4, f64::NAN, 1e30]);
+                        AttrValue::Float(FloatLit(v))
+                    })
+                    .collect(),
+            ),
+        };
+        set(rng, &mut attrs, "roi", roi);
+    }
+    if rng.pct(50) {
+        let v = AttrValue::Float(FloatLit(rng.pick(&[-0.75, -0.5, -0.6, 0.0, 1.0])));
+        set(rng, &mut attrs, "cubic_alpha", v);
+    }
+    if rng.pct(50) {
+        let v = AttrValue::Int(rng.range(0, 2));
+        set(rng, &mut attrs, "cubic_exclude", v);
+    }
+    if rng.pct(40) {
+        let v = AttrValue::Float(FloatLit(rng.pick(&[0.0, -1.5, 7.0, 300.0, f64::NAN])));
+        set(rng, &mut attrs, "extrapolation_value", v);
+    }
+    if rng.pct(20) {
+        let v = AttrValue::Str(rng.pick(&DTYPES).to_string());
+        set(rng, &mut attrs, "out_dtype", v);
+    }
+    let mut size: Vec<i64> = (0..2).map(|_| rng.pick(&[0, 1, 1, 2, 3, 5, 8])).collect();
+    if rng.pct(3) {
+        size[rng.below(2) as usize] = -1;
+    }
+    if rng.pct(3) {
+        size.push(2);
+    }
+    if rng.pct(3) {
+        // An integer upscale by 41 of a long row: TOPI divides integers there.
+        shape = place(&[1, 1, 1, 411], "NCHW", "NCHW");
+        size = vec![1, 411 * 41];
+        attrs.insert("layout", AttrValue::Str("NCHW".into()));
+        attrs.insert("method", AttrValue::Str("nearest_neighbor".into()));
+        attrs.insert("coordinate_transformation_mode", AttrValue::Str("asymmetric".into()));
+        attrs.insert("rounding_method", AttrValue::Str("floor".into()));
+    }
+    let wild = rng.pct(30);
+    (vec![tensor(rng, d, shape, wild), Value::Shape(Rc::new(size))], attrs)
+}
+
 /// Sometimes breaks the argument list.
 fn mangle(rng: &mut Rng, args: &mut Vec<Value>) {
     match rng.below(100) {
@@ -307,6 +464,17 @@ fn largest(v: &Value) -> f64 {
                 .fold(0.0, f64::max)
         }
         _ => 0.0,
+    }
+}
+
+/// Whether every element of a tensor is finite (anything else counts as finite).
+fn all_finite(v: &Value) -> bool {
+    match v {
+        Value::Tensor(t) => {
+            let t = t.borrow();
+            (0..t.data.len()).all(|i| !matches!(t.data.get(i), Scalar::Float(f) if !f.is_finite()))
+        }
+        _ => true,
     }
 }
 
@@ -346,7 +514,12 @@ fn compare(op: Op, args: &[Value], attrs: &Attrs, tally: &mut Tally, label: &str
         }
         (Ok(a), Ok(b)) => match to_oracle(b) {
             Some(b2) => {
-                let reassociates = matches!(op, Op::Conv1d | Op::Conv2d);
+                // Only float32/float64 results of finite operands may come from the GEMM.
+                let gemm_dtype = matches!(a, Value::Tensor(t) if [32, 64].contains(&t.borrow().dtype.bits)
+                    && t.borrow().dtype.is_float());
+                let reassociates = matches!(op, Op::Conv1d | Op::Conv2d | Op::Conv2dTranspose)
+                    && gemm_dtype
+                    && args.iter().all(all_finite);
                 let same = if reassociates {
                     let scale = largest(&args[0]) * args.get(1).map_or(1.0, largest);
                     let n = args.iter().map(elements).max().unwrap_or(1).max(elements(a));
@@ -434,6 +607,33 @@ fn avg_pool2d_agrees() {
 #[test]
 fn adaptive_avg_pool2d_agrees() {
     agree(Op::AdaptiveAvgPool2d, &gen_adaptive);
+}
+
+#[test]
+fn conv2d_transpose_agrees() {
+    agree(Op::Conv2dTranspose, &gen_conv_transpose);
+}
+
+#[test]
+fn resize2d_agrees() {
+    agree(Op::Resize2d, &gen_resize);
+}
+
+/// The transposed convolution's in-order path (float16 always takes it) gives the
+/// oracle's bits on sums of sevenths, which round, so the order of the terms shows.
+#[test]
+fn conv2d_transpose_keeps_the_order_of_its_terms() {
+    let mut rng = Rng(19);
+    let f16 = DataType::float(16);
+    let sevenths = |rng: &mut Rng, shape: Vec<u64>| {
+        let n: u64 = shape.iter().product();
+        let v: Vec<Scalar> = (0..n).map(|_| Scalar::Float(rng.range(-300, 300) as f64 / 7.0)).collect();
+        Value::tensor(NDArray::from_scalars(f16, shape, &v).expect("floats"))
+    };
+    let (x, w) = (sevenths(&mut rng, vec![1, 3, 6, 5]), sevenths(&mut rng, vec![3, 2, 3, 3]));
+    let mut tally = Tally::default();
+    compare(Op::Conv2dTranspose, &[x.clone(), w.clone()], &Attrs::default(), &mut tally, "float16 sums");
+    assert!(tally.mismatches.is_empty() && tally.values == 1, "{:?}", tally.mismatches);
 }
 
 /// The float GEMM path really reassociates (so the tolerance is needed) yet stays within

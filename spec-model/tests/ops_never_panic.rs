@@ -56,6 +56,13 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
             _ => AttrValue::Float(FloatLit(f64::arbitrary(g))),
         },
         AttrKind::IndexMap => AttrValue::IndexMap(index_map(g)),
+        AttrKind::Floats => match u32::arbitrary(g) % 3 {
+            0 => AttrValue::Float(FloatLit(f64::arbitrary(g))),
+            1 => list(g),
+            _ => AttrValue::List(
+                (0..u32::arbitrary(g) % 6).map(|_| AttrValue::Float(FloatLit(f64::arbitrary(g)))).collect(),
+            ),
+        },
         AttrKind::OptIntList | AttrKind::Axes | AttrKind::IntOrIntList | AttrKind::OptInt => {
             match u32::arbitrary(g) % 3 {
                 0 if kind != AttrKind::IntOrIntList => AttrValue::None,

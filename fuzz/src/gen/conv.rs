@@ -1,8 +1,10 @@
-//! Calls of the convolution, pooling and padding operators (`nn.pad`, `nn.conv1d`,
-//! `nn.conv2d`, `nn.max_pool2d`, `nn.avg_pool2d`, `nn.adaptive_avg_pool2d`), valid
-//! by construction: windows never longer than the padded input (on a symbolic length
-//! the padding covers the window, so the output is at least 1 for any length >= 1),
-//! `ceil_mode` only on literal lengths. The result type is built with the same
+//! Calls of the convolution, pooling, padding and resizing operators (`nn.pad`,
+//! `nn.conv1d`, `nn.conv2d`, `nn.conv2d_transpose`, `nn.max_pool2d`, `nn.avg_pool2d`,
+//! `nn.adaptive_avg_pool2d`, `image.resize2d`), valid by construction: windows never
+//! longer than the padded input (on a symbolic length the padding covers the window,
+//! so the output is at least 1 for any length >= 1), a transposed convolution's padding
+//! never more than its kernel's reach, `ceil_mode` only on literal lengths, resizes
+//! whose values convert to the output dtype. The result type is built with the same
 //! `dim_op` steps as the static rules (OP-nn.conv2d, OP-nn.max_pool2d, ...).
 
 use super::exprs::{call, no};
@@ -134,6 +136,8 @@ impl Gen<'_, '_> {
                 Some((make(vec![x], attrs), Ty::tensor(out, dt)))
             }
             Op::Conv1d | Op::Conv2d => self.conv_nd(op, sc),
+            Op::Conv2dTranspose => self.conv_transpose(sc),
+            Op::Resize2d => self.resize(sc),
             Op::MaxPool2d | Op::AvgPool2d => {
                 let layout: &str = self.choose(&["NCHW", "NCHW", "NHWC"])?;
                 let (x, xd, dt) = self.pool_operand(sc, layout)?;
@@ -273,4 +277,127 @@ impl Gen<'_, '_> {
         }
         Some((call(Expr::op(op), vec![x, w], Vec::new(), attrs), Ty::tensor(out, dt)))
     }
+
+    fn conv_transpose(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        let data_layout: &str = self.choose(&["NCHW", "NCHW", "NHWC"])?;
+        let kernel_layout: &str = self.choose(&["IOHW", "IOHW", "OIHW", "HWOI"])?;
+        let out_layout: &str = if self.chance(1, 4) { self.choose(&["NCHW", "NHWC"])? } else { data_layout };
+        let groups = if self.chance(1, 4) { 2 } else { 1 };
+        let (ig, og) = (self.range(1, 2), self.range(1, 3));
+        let dt = self.choose(&[DataType::FLOAT32, DataType::FLOAT32, DataType::float(64), DataType::INT32])?;
+        let spatial: Vec<Dim> = (0..2).map(|_| self.new_dim(sc)).collect();
+        let mut canon = vec![Dim::lit(self.range(1, 2)), Dim::lit(ig * groups)];
+        canon.extend(spatial.iter().cloned());
+        let mut kdims = vec![Dim::lit(ig * groups), Dim::lit(og)];
+        let mut out = vec![canon[0].clone(), Dim::lit(og * groups)];
+        let (mut strides, mut dils, mut opads, mut before, mut after) = (vec![], vec![], vec![], vec![], vec![]);
+        for x in &spatial {
+            let (k, s, d) = (self.range(1, 3), self.range(1, 2), if self.chance(1, 4) { 2 } else { 1 });
+            let op = self.range(0, s - 1);
+            // An output of at least 1 for an input of 1: pads at most d*(k-1) + op.
+            let reach = d * (k - 1) + op;
+            let (b, a) = (self.range(0, reach.min(1)), self.range(0, (reach - reach.min(1)).min(1)));
+            kdims.push(Dim::lit(k));
+            out.push(transposed(x, s, k, d, op + 1 - s - b - a - d));
+            strides.push(s);
+            dils.push(d);
+            opads.push(op);
+            before.push(b);
+            after.push(a);
+        }
+        let out = placed(out, out_layout, "NCHW");
+        if !self.fits(&out) {
+            return None;
+        }
+        let x = self.conv_operand(placed(canon, data_layout, "NCHW"), dt, sc)?;
+        let w = self.conv_operand(placed(kdims, kernel_layout, "IOHW"), dt, sc)?;
+        let mut attrs = no();
+        attrs.insert("strides", ints(&strides));
+        before.extend(after);
+        attrs.insert("padding", ints(&before));
+        attrs.insert("output_padding", ints(&opads));
+        attrs.insert("dilation", ints(&dils));
+        attrs.insert("groups", AttrValue::Int(groups));
+        attrs.insert("data_layout", s(data_layout));
+        attrs.insert("kernel_layout", s(kernel_layout));
+        attrs.insert("out_layout", s(out_layout));
+        Some((call(Expr::op(Op::Conv2dTranspose), vec![x, w], Vec::new(), attrs), Ty::tensor(out, dt)))
+    }
+
+    fn resize(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+        let layout: &str = self.choose(&["NCHW", "NCHW", "NHWC"])?;
+        let (x, xd, dt) = self.pool_operand(sc, layout)?;
+        let canon: Vec<Dim> = "NCHW".chars().map(|c| xd[layout.find(c).unwrap_or(0)].clone()).collect();
+        let mut size = Vec::new();
+        for axis in 0..2 {
+            size.push(match self.pick(3) {
+                0 => canon[2 + axis].clone(),
+                _ => Dim::lit(self.range(1, 5)),
+            });
+        }
+        // Integers: no cubic overshoot, no NaN (align_corners to a length of 1).
+        let methods: &[&str] =
+            if dt.is_float() { &["nearest_neighbor", "linear", "cubic"] } else { &["nearest_neighbor", "linear"] };
+        let method = self.choose(methods)?;
+        let mut modes =
+            vec!["half_pixel", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn", "tf_crop_and_resize"];
+        if size.iter().all(|d| d.as_lit().is_none_or(|v| v > 1)) {
+            modes.push("align_corners");
+        }
+        let mode = self.choose(&modes)?;
+        let mut attrs = no();
+        attrs.insert("layout", s(layout));
+        attrs.insert("method", s(method));
+        attrs.insert("coordinate_transformation_mode", s(mode));
+        if method == "nearest_neighbor" {
+            let r: &str = self.choose(&["round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil", ""])?;
+            attrs.insert("rounding_method", s(r));
+        }
+        if method == "cubic" {
+            attrs.insert("cubic_alpha", AttrValue::Float(FloatLit(self.choose(&[-0.75, -0.5])?)));
+            attrs.insert("cubic_exclude", AttrValue::Int(self.range(0, 1)));
+        }
+        if mode == "tf_crop_and_resize" {
+            let roi: Vec<AttrValue> =
+                (0..4).map(|_| AttrValue::Float(FloatLit(self.range(-2, 6) as f64 / 4.0))).collect();
+            attrs.insert("roi", AttrValue::List(roi));
+            attrs.insert("extrapolation_value", AttrValue::Float(FloatLit(self.range(-4, 4) as f64)));
+        }
+        let out_dt = if dt.is_float() && self.chance(1, 4) {
+            let d = self.choose(&[DataType::FLOAT32, DataType::float(64)])?;
+            attrs.insert("out_dtype", s(&d.to_string()));
+            d
+        } else {
+            dt
+        };
+        let out = placed(vec![canon[0].clone(), canon[1].clone(), size[0].clone(), size[1].clone()], layout, "NCHW");
+        if !self.fits(&out) {
+            return None;
+        }
+        let size_expr = super::ty::shape_expr(&size);
+        Some((call(Expr::op(Op::Resize2d), vec![x, size_expr], Vec::new(), attrs), Ty::tensor(out, out_dt)))
+    }
+}
+
+/// A transposed convolution's output length as OP-nn.conv2d_transpose writes it:
+/// `x * s + k * d + c` with the literal terms summed into `c`, a negative `c` subtracted.
+fn transposed(x: &Dim, s: i64, k: i64, d: i64, c: i64) -> Dim {
+    let int = PrimExpr::int;
+    let mut constant = c + k * d;
+    let hi = (x.hi - 1) * s + d * (k - 1) + c + d + s;
+    let e = match x.as_lit() {
+        Some(v) => {
+            constant += v * s;
+            int(constant)
+        }
+        None => {
+            let term = dim_op(PrimBinOp::Mul, &x.e, &int(s));
+            if constant < 0 {
+                dim_op(PrimBinOp::Sub, &term, &int(-constant))
+            } else {
+                dim_op(PrimBinOp::Add, &term, &int(constant))
+            }
+        }
+    };
+    Dim { e, hi: hi.max(1) }.settled()
 }

@@ -21,7 +21,7 @@ use spec_model::grammar::{AttrValue, Attrs};
 
 const I32_MAX: i64 = i32::MAX as i64;
 /// The most im2col elements one block holds.
-const BLOCK_ELEMENTS: usize = 1 << 20;
+pub(super) const BLOCK_ELEMENTS: usize = 1 << 20;
 
 /// The canonical letters' positions in a layout attribute (a permutation of them).
 pub(super) fn positions(
@@ -466,9 +466,9 @@ impl Kernel for Conv {
 }
 
 /// `c = a @ b` for row-major `a` (m × k), `b` (k × n), `c` (m × n) zeroed, all non-empty.
-type Gemm<T> = fn(&[T], &[T], &mut [T], usize, usize, usize);
+pub(super) type Gemm<T> = fn(&[T], &[T], &mut [T], usize, usize, usize);
 
-fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+pub(super) fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
     if a.len() < m * k || b.len() < k * n || c.len() < m * n {
         return;
     }
@@ -493,7 +493,7 @@ fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
     }
 }
 
-fn dgemm(a: &[f64], b: &[f64], c: &mut [f64], m: usize, k: usize, n: usize) {
+pub(super) fn dgemm(a: &[f64], b: &[f64], c: &mut [f64], m: usize, k: usize, n: usize) {
     if a.len() < m * k || b.len() < k * n || c.len() < m * n {
         return;
     }
@@ -530,7 +530,7 @@ fn gemm_in_order<T: Num>(a: &[T], b: &[T], c: &mut [T], _m: usize, k: usize, n: 
 }
 
 /// The largest magnitude when every element is finite.
-fn max_abs<T: Num>(xs: &[T]) -> Option<f64> {
+pub(super) fn max_abs<T: Num>(xs: &[T]) -> Option<f64> {
     let mut m = 0.0f64;
     for &x in xs {
         let v = crate::scalar::to_f64(x).abs();

@@ -9,6 +9,7 @@
 pub mod attention;
 pub mod common;
 pub mod conv;
+pub mod conv_transpose;
 pub mod convert;
 pub mod create;
 pub mod einsum;
@@ -24,6 +25,7 @@ pub mod manipulate_dims;
 pub mod norm;
 pub mod pool;
 pub mod reduce;
+pub mod resize;
 pub mod simd;
 pub mod sorting;
 pub mod statistical;
@@ -373,6 +375,8 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::AvgPool2d => kernel(pool::pool2d(l, false)),
         Op::AdaptiveAvgPool2d => kernel(pool::adaptive_avg_pool2d(l)),
         Op::Conv1d => kernel(conv::conv(l, 1)),
+        Op::Conv2dTranspose => kernel(conv_transpose::conv2d_transpose(l)),
+        Op::Resize2d => kernel(resize::resize2d(l)),
     }
 }
 

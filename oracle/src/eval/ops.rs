@@ -8,8 +8,8 @@ use super::kernels::elementwise::{self, Arith, Compare, Unary};
 use super::kernels::reduce::{self, Reduce};
 use super::kernels::unary_math::{self, MathFn};
 use super::kernels::{
-    attention, conv, create, einsum, index, layout, linalg, manipulate, manipulate_dims, norm, pool, sorting,
-    statistical, Cx,
+    attention, conv, conv_transpose, create, einsum, index, layout, linalg, manipulate, manipulate_dims, norm, pool,
+    resize, sorting, statistical, Cx,
 };
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
@@ -39,6 +39,7 @@ fn work(op: Op, args: &[Value], attrs: &Attrs) -> u64 {
         (Op::Conv2d, _) => read.max(conv::conv_work(args, attrs, 2).unwrap_or(0)),
         (Op::Conv1d, _) => read.max(conv::conv_work(args, attrs, 1).unwrap_or(0)),
         (Op::Sort | Op::Argsort | Op::Topk, _) => read.max(sorting::sort_work(args, attrs).unwrap_or(0)),
+        (Op::Conv2dTranspose, _) => read.max(conv_transpose::conv2d_transpose_work(args, attrs).unwrap_or(0)),
         (Op::Matmul, [Value::Tensor(a), Value::Tensor(b)]) => {
             let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return read };
             // `[.., m, k] @ [.., k, n]`: each row of `a` meets `n` columns, each column
@@ -178,6 +179,8 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::AvgPool2d => pool::avg_pool2d(&cx, args),
         Op::AdaptiveAvgPool2d => pool::adaptive_avg_pool2d(&cx, args),
         Op::Conv1d => conv::conv1d(&cx, args),
+        Op::Conv2dTranspose => conv_transpose::conv2d_transpose(&cx, args),
+        Op::Resize2d => resize::resize2d(&cx, args),
     }
 }
 

@@ -31,6 +31,8 @@ pub enum AttrKind {
     Float,
     /// `None` or a number.
     OptFloat,
+    /// A number or a list of numbers (`image.resize2d`'s `roi`).
+    Floats,
     /// An index map, `lambda i, j: (...)`.
     IndexMap,
 }
@@ -52,6 +54,10 @@ impl AttrKind {
             AttrKind::OptInt => matches!(v, AttrValue::None | AttrValue::Int(_)),
             AttrKind::Float => matches!(v, AttrValue::Float(_) | AttrValue::Int(_)),
             AttrKind::OptFloat => matches!(v, AttrValue::None | AttrValue::Float(_) | AttrValue::Int(_)),
+            AttrKind::Floats => {
+                let number = |v: &AttrValue| matches!(v, AttrValue::Float(_) | AttrValue::Int(_));
+                number(v) || matches!(v, AttrValue::List(xs) if xs.iter().all(number))
+            }
             AttrKind::IndexMap => matches!(v, AttrValue::IndexMap(_)),
         }
     }
@@ -70,6 +76,7 @@ impl AttrKind {
             AttrKind::OptInt => "None or an integer",
             AttrKind::Float => "a number",
             AttrKind::OptFloat => "None or a number",
+            AttrKind::Floats => "a number or a list of numbers",
             AttrKind::IndexMap => "an index map such as `lambda i, j: (j, i)`",
         }
     }
@@ -160,6 +167,28 @@ pub mod schemas {
         opt("data_layout", Str),
         opt("kernel_layout", Str),
         opt("out_layout", Str),
+        opt("out_dtype", DType),
+    ];
+    pub const CONV_TRANSPOSE: &[AttrSpec] = &[
+        opt("strides", IntOrIntList),
+        opt("padding", IntOrIntList),
+        opt("output_padding", IntOrIntList),
+        opt("dilation", IntOrIntList),
+        opt("groups", Int),
+        opt("data_layout", Str),
+        opt("kernel_layout", Str),
+        opt("out_layout", Str),
+        opt("out_dtype", DType),
+    ];
+    pub const RESIZE2D: &[AttrSpec] = &[
+        opt("roi", Floats),
+        opt("layout", Str),
+        opt("method", Str),
+        opt("coordinate_transformation_mode", Str),
+        opt("rounding_method", Str),
+        opt("cubic_alpha", Float),
+        opt("cubic_exclude", Int),
+        opt("extrapolation_value", Float),
         opt("out_dtype", DType),
     ];
     pub const POOL2D: &[AttrSpec] = &[

@@ -1,6 +1,6 @@
 //! Convolution, pooling and padding: `nn.pad`, `nn.conv1d`, `nn.conv2d`,
-//! `nn.max_pool2d`, `nn.avg_pool2d`, `nn.adaptive_avg_pool2d` (TVM 0.27's
-//! `src/relax/op/nn/{convolution,pooling,nn}.cc`).
+//! `nn.conv2d_transpose`, `nn.max_pool2d`, `nn.avg_pool2d`, `nn.adaptive_avg_pool2d`
+//! (TVM 0.27's `src/relax/op/nn/{convolution,pooling,nn}.cc`).
 //!
 //! A layout is a permutation of the operator's canonical letters (`NCHW`, `OIHW`,
 //! `NCW`, `OIW`); TVM's packed layouts (`NCHW16c`) are refused. Window attributes
@@ -233,6 +233,104 @@ fn conv(cx: &mut Infer, spatial: usize) -> Result<StructInfo, OpError> {
     }
     negative_lengths(cx, &out)?;
     Ok(tensor_si(Some(in_layout(out, &opos)), dtype, rank as i64))
+}
+
+/// OP-nn.conv2d_transpose: data `(N, C, H, W)` in `data_layout` (default `NCHW`),
+/// weight `(I, O, KH, KW)` in `kernel_layout` (default `IOHW`: input channels first);
+/// the result `(N, O * groups, OH, OW)` in `out_layout` (default: `data_layout`), with
+/// `OH = (H - 1)*sh - (pt + pb) + dh*(KH - 1) + oph + 1` (and `OW` alike), written
+/// `h * sh + kh * dh + c` with the constants summed (`h * 2 + 1`, as TVM's `Simplify`
+/// prints it). Layouts are permutations of those letters. `strides`, `dilation`: 1 or 2
+/// values, each at least 1; `padding`: 1, 2 or 4 values (top, left, bottom, right), at
+/// least 0; `output_padding`: 1 or 2 values, at least 0 and each below the stride of its
+/// axis (TVM's check; not below the dilation, as PyTorch also allows); `groups` at least
+/// 1. The dtype is `out_dtype` if given, else the operands' common dtype. Errors: not
+/// tensors; a layout that is not such a permutation; a rank other than 4; attribute
+/// lengths or values out of range (values over 2^31-1); an `output_padding` not below
+/// its stride; different known dtypes without `out_dtype`; `C != I` provably; `I`
+/// provably not a multiple of `groups`; an output length that is a negative constant.
+/// Warning: `C = I` undecided.
+pub fn conv2d_transpose(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let data = cx.tensor(0, "the data")?;
+    let weight = cx.tensor(1, "the weight")?;
+    let dpos = layout(cx, "data_layout", "NCHW", "NCHW")?;
+    let kpos = layout(cx, "kernel_layout", "IOHW", "IOHW")?;
+    let default_out: String = match cx.attr("data_layout") {
+        Some(crate::grammar::AttrValue::Str(s)) => s.clone(),
+        _ => "NCHW".to_string(),
+    };
+    let opos = layout(cx, "out_layout", &default_out, "NCHW")?;
+    let strides = window_attr(cx, "strides", 2, 1, 1)?;
+    let dilation = window_attr(cx, "dilation", 2, 1, 1)?;
+    let out_pad = window_attr(cx, "output_padding", 2, 0, 0)?;
+    let pad = padding(cx, 2)?;
+    let groups = cx.attr_int("groups", 1);
+    require!(cx => (1..=I32_MAX).contains(&groups), "groups must be at least 1 (and at most {I32_MAX}), got {groups}");
+    for i in 0..2 {
+        require!(cx => out_pad[i] < strides[i],
+            "output_padding {} must be less than the stride {} of its axis", out_pad[i], strides[i]);
+    }
+    check_rank(cx, &data, 4, "the data")?;
+    check_rank(cx, &weight, 4, "the weight")?;
+    let dtype = match cx.attr_dtype("out_dtype").filter(|d| !d.is_void()) {
+        Some(d) => d,
+        None => cx.same_dtype(data.dtype, weight.dtype)?,
+    };
+    let (Some(dd), Some(wd)) = (&data.dims, &weight.dims) else {
+        return Ok(tensor_si(None, dtype, 4));
+    };
+    let d: Vec<PrimExpr> = dpos.iter().map(|&p| dd[p].clone()).collect();
+    let w: Vec<PrimExpr> = kpos.iter().map(|&p| wd[p].clone()).collect();
+    match cx.compare(&d[1], &w[0]) {
+        Verdict::NotEqual => {
+            return Err(cx.error(format!(
+                "the data's channels {} must equal the weight's input channels {}",
+                show(&d[1]),
+                show(&w[0])
+            )))
+        }
+        Verdict::Unknown => cx.warn(format!(
+            "cannot prove the data's channels {} equal the weight's input channels {}; checked at run time",
+            show(&d[1]),
+            show(&w[0])
+        )),
+        Verdict::Equal => {}
+    }
+    let rem = fold(&PrimExpr::binary(PrimBinOp::FloorMod, w[0].clone(), int(groups)));
+    require!(cx => rem.as_int().is_none_or(|r| r == 0),
+        "the input channels {} are not a multiple of groups {groups}", show(&w[0]));
+    let mut out = vec![d[0].clone(), dim_op(PrimBinOp::Mul, &w[1], &int(groups))];
+    for i in 0..2 {
+        let c = out_pad[i] + 1 - strides[i] - pad[i] - pad[i + 2] - dilation[i];
+        let len = transposed_len(&d[2 + i], strides[i], &w[2 + i], dilation[i], c)
+            .ok_or_else(|| cx.error("an output length does not fit in int64"))?;
+        out.push(len);
+    }
+    if let Some(bad) = out.iter().find(|d| d.as_int().is_some_and(|v| v < 0)) {
+        return Err(cx.error(format!("the padding is larger than the output: output length {}", show(bad))));
+    }
+    Ok(tensor_si(Some(in_layout(out, &opos)), dtype, 4))
+}
+
+/// `x * s + k * d + c`, the literal terms summed into `c` first and a negative `c`
+/// subtracted (`h * 2 + kh - 12`, `w * 2 - 9`, `h + 2`); `None` when the summed
+/// constant leaves int64. Every term is an int32 attribute or an int64 dimension, so
+/// the sum is exact in i128.
+fn transposed_len(x: &PrimExpr, s: i64, k: &PrimExpr, d: i64, c: i64) -> Option<PrimExpr> {
+    let mut constant = c as i128;
+    let mut terms: Vec<PrimExpr> = Vec::new();
+    for (v, m) in [(x, s), (k, d)] {
+        match v.as_int() {
+            Some(v) => constant += v as i128 * m as i128,
+            None => terms.push(dim_op(PrimBinOp::Mul, v, &int(m))),
+        }
+    }
+    let constant = i64::try_from(constant).ok()?;
+    Some(match terms.into_iter().reduce(|a, b| dim_op(PrimBinOp::Add, &a, &b)) {
+        None => int(constant),
+        Some(e) if constant < 0 && constant != i64::MIN => dim_op(PrimBinOp::Sub, &e, &int(-constant)),
+        Some(e) => dim_op(PrimBinOp::Add, &e, &int(constant)),
+    })
 }
 
 /// The attributes of a 2-D pooling call, normalized.

@@ -21,6 +21,7 @@ mod manipulate;
 mod manipulate_dims;
 mod norm;
 mod sorting;
+mod resize;
 mod special;
 mod statistical;
 mod syntax;

@@ -606,6 +606,18 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: conv::conv1d,
                 summary: "conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype): 1-D cross-correlation.",
             }
+            Conv2dTranspose = "nn.conv2d_transpose" {
+                pure: true, arity: Exactly(2), attrs: s::CONV_TRANSPOSE,
+                sig: Some(&[Expr("data"), Expr("weight"), Attr("strides"), Attr("padding"), Attr("output_padding"), Attr("dilation"), Attr("groups"), Attr("data_layout"), Attr("kernel_layout"), Attr("out_layout"), Attr("out_dtype")]),
+                sinfo_args: false, minus_one: &[], infer: conv::conv2d_transpose,
+                summary: "conv2d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype): 2-D transposed convolution (conv2d's gradient with respect to its data).",
+            }
+            Resize2d = "image.resize2d" {
+                pure: true, arity: Exactly(2), attrs: s::RESIZE2D,
+                sig: Some(&[Expr("data"), Shape("size"), Attr("roi"), Attr("layout"), Attr("method"), Attr("coordinate_transformation_mode"), Attr("rounding_method"), Attr("cubic_alpha"), Attr("cubic_exclude"), Attr("extrapolation_value"), Attr("out_dtype")]),
+                sinfo_args: false, minus_one: &[], infer: resize::resize2d,
+                summary: "resize2d(data, size, roi, layout, method, coordinate_transformation_mode, rounding_method, cubic_alpha, cubic_exclude, extrapolation_value, out_dtype): the image scaled to size (height, width) by nearest-neighbor, linear or cubic interpolation.",
+            }
         }
     };
 }

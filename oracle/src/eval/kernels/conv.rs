@@ -317,7 +317,11 @@ fn conv(cx: &Cx, args: &[Value], spatial: usize) -> EvalResult<Value> {
     Ok(tensor_value(dtype, out_shape, data))
 }
 
-fn converted<'a>(cx: &Cx, x: &'a NDArray, dt: spec_model::grammar::DataType) -> EvalResult<Cow<'a, TensorData>> {
+pub(super) fn converted<'a>(
+    cx: &Cx,
+    x: &'a NDArray,
+    dt: spec_model::grammar::DataType,
+) -> EvalResult<Cow<'a, TensorData>> {
     if x.dtype == dt {
         Ok(Cow::Borrowed(&x.data))
     } else {

@@ -9,6 +9,7 @@
 pub(crate) mod attention;
 mod broadcast;
 pub(crate) mod conv;
+pub(crate) mod conv_transpose;
 pub(crate) mod create;
 pub(crate) mod einsum;
 mod elem;
@@ -22,6 +23,7 @@ pub(crate) mod norm;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod sorting;
+pub(crate) mod resize;
 pub(crate) mod statistical;
 pub(crate) mod unary_math;
 
