@@ -168,7 +168,9 @@ pub fn eval_prim(e: &PrimExpr, env: &dyn Fn(&PrimVar) -> Option<i64>) -> Result<
         }
         PrimExprKind::Binary { op, a, b } => {
             let (x, y) = (eval_prim(a, env)?, eval_prim(b, env)?);
-            binary(*op, x, y, a.dtype())
+            // Both sides are converted to the promoted dtype first (TVM's
+            // `BinaryOpMatchTypes`), so `int32 + int64` is checked as int64.
+            binary(*op, x, y, a.dtype().promote_binary(b.dtype()))
         }
     }
 }
@@ -231,6 +233,25 @@ mod tests {
         assert_eq!(ev(&tmod, 2), Ok(PrimValue::Int(-1)));
         let min_div = PrimExpr::binary(PrimBinOp::Div, PrimExpr::int(i64::MIN), n);
         assert_eq!(ev(&min_div, -1), Err(PrimEvalError::IntegerOverflow));
+    }
+
+    #[test]
+    fn mixed_widths_compute_in_the_promoted_dtype() {
+        let n = PrimExpr::var(&PrimVar::shape_var("n"));
+        let narrow = |bits| {
+            PrimExpr::new(PrimExprKind::Cast { dtype: DataType::int(bits), value: n.clone() }, crate::Span::SYNTHETIC)
+        };
+        // int32 + int64: the sum is an int64, so 2^40 is no overflow.
+        let wide = PrimExpr::binary(PrimBinOp::Add, narrow(32), PrimExpr::int(1 << 40));
+        assert_eq!(wide.dtype(), DataType::INT64);
+        assert_eq!(ev(&wide, 0), Ok(PrimValue::Int(1 << 40)));
+        // int8 + int8 stays an int8: 100 + 100 overflows.
+        let small = PrimExpr::binary(PrimBinOp::Add, narrow(8), narrow(8));
+        assert_eq!(small.dtype(), DataType::int(8));
+        assert_eq!(ev(&small, 100), Err(PrimEvalError::IntegerOverflow));
+        assert_eq!(DataType::int(32).promote_binary(DataType::uint(32)), DataType::uint(32));
+        assert_eq!(DataType::bool().promote_binary(DataType::int(8)), DataType::int(8));
+        assert_eq!(DataType::int(64).promote_binary(DataType::float(16)), DataType::float(16));
     }
 
     #[test]

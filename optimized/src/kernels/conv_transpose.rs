@@ -488,4 +488,34 @@ mod tests {
         }
         assert_eq!(run(&Attrs::default(), DType::F32, (&[0, 2, 1, 1], &[]), w).unwrap(), vec![]);
     }
+
+    #[test]
+    fn one_pixel_and_nan_data() {
+        // A 1x1 image, a 1x1 kernel, stride 3 and output_padding 2 along W.
+        let mut a = Attrs::default();
+        a.insert("strides", AttrValue::Int(3));
+        a.insert("output_padding", ints(&[0, 2]));
+        assert_eq!(run(&a, DType::F32, (&[1, 1, 1, 1], &[1.5]), (&[1, 1, 1, 1], &[-2.])).unwrap(), vec![-3., 0., 0.]);
+        // A NaN pixel reaches only the outputs its stamp covers.
+        let mut s = Attrs::default();
+        s.insert("strides", ints(&[1, 2]));
+        let r = run(&s, DType::F32, (&[1, 1, 1, 3], &[1., f32::NAN, 2.]), (&[1, 1, 1, 2], &[1., 1.])).unwrap();
+        assert_eq!(r.len(), 6);
+        assert!(r[0] == 1. && r[1] == 1. && r[2].is_nan() && r[3].is_nan() && r[4] == 2. && r[5] == 2., "{r:?}");
+    }
+
+    #[test]
+    fn huge_shapes_meet_the_budget() {
+        // Stride 2^31 - 1: an output row of 2^31 elements.
+        let mut a = Attrs::default();
+        a.insert("strides", ints(&[1, i32::MAX as i64]));
+        let e = run(&a, DType::F32, (&[1, 1, 1, 2], &[1., 2.]), (&[1, 1, 1, 1], &[1.])).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::MemoryExhausted);
+        // No input channels and a 2^32-tap kernel without elements, cropped to 2 rows:
+        // zeros, without planning the kernel's taps.
+        let mut p = Attrs::default();
+        p.insert("padding", ints(&[i32::MAX as i64, 0, i32::MAX as i64, 0]));
+        let r = run(&p, DType::F32, (&[1, 0, 1, 1], &[]), (&[0, 1, 1 << 32, 1], &[])).unwrap();
+        assert_eq!(r, vec![0., 0.]);
+    }
 }

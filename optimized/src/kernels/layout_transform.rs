@@ -58,6 +58,11 @@ fn compile(m: &IndexMap, e: &PrimExpr, out: &mut Vec<Instr>) -> std::result::Res
             compile(m, a, out)?;
             compile(m, b, out)?;
             out.push(Instr::Bin(*op));
+            // TIR computes in the operands' promoted dtype: a narrower one must hold the result.
+            let dt = e.dtype();
+            if (dt.is_int() && dt.bits < 64) || dt.is_uint() {
+                out.push(Instr::Fit(dt.bits.min(64) as u8, dt.is_uint()));
+            }
         }
         _ => return Err("the index map's results must be integer index arithmetic".into()),
     }

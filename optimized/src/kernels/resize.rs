@@ -461,4 +461,52 @@ mod tests {
         assert_eq!(e.kind, crate::ErrorKind::NegativeDimension);
         assert_eq!(run(&[], DType::F32, &[1, 1, 1, 1], &[1.0], [0, 2]).unwrap(), vec![]);
     }
+
+    /// The result's shape, or the error.
+    fn shape_of(attrs: &[(&str, &str)], shape: &[u64], v: &[f32], size: [i64; 2]) -> crate::error::Result<Vec<u64>> {
+        let mem = Memory::new(1 << 24);
+        let mut a = Attrs::default();
+        for (k, v) in attrs {
+            a.insert(*k, AttrValue::Str(v.to_string()));
+        }
+        let args = [tensor(DType::F32, shape, v, &mem), Value::Shape(size.to_vec().into())];
+        let Value::Tensor(r) = run_standalone(Op::Resize2d, &a, &args, &mem).unwrap()? else { panic!("not a tensor") };
+        Ok(r.shape().to_vec())
+    }
+
+    #[test]
+    fn non_finite_pixels_and_one_pixel_images() {
+        // Linear, asymmetric 3 -> 6: at coordinate 1 the infinite neighbour's weight is
+        // 0, and 2 * 1 + inf * 0 is NaN; past it the row blend (the one row read twice,
+        // the second time with weight 0) is NaN too; before it, untouched numbers.
+        let lin = [("coordinate_transformation_mode", "asymmetric")];
+        let r = run(&lin, DType::F32, &[1, 1, 1, 3], &[1.0, 2.0, f32::INFINITY], [1, 6]).unwrap();
+        assert!(r[0] == 1.0 && r[1] == 1.5 && r[2..].iter().all(|v| v.is_nan()), "{r:?}");
+        let nn = [("method", "nearest_neighbor"), ("coordinate_transformation_mode", "asymmetric")];
+        let r = run(&nn, DType::F32, &[1, 1, 1, 2], &[f32::NAN, 3.0], [1, 4]).unwrap();
+        assert!(r[0].is_nan() && r[1].is_nan() && r[2] == 3.0 && r[3] == 3.0, "{r:?}");
+        // A 1x1 image: every method gives the pixel (cubic up to its weights' rounding).
+        for m in ["nearest_neighbor", "linear"] {
+            let r = run(&[("method", m)], DType::F32, &[1, 2, 1, 1], &[2.5, -1.0], [3, 2]).unwrap();
+            assert_eq!(r, [[2.5; 6], [-1.0; 6]].concat(), "{m}");
+        }
+        let r = run(&[("method", "cubic")], DType::F32, &[1, 2, 1, 1], &[2.5, -1.0], [2, 3]).unwrap();
+        assert!(
+            r[..6].iter().all(|v| (v - 2.5).abs() < 1e-5) && r[6..].iter().all(|v| (v + 1.0).abs() < 1e-5),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn empty_and_huge_shapes() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(shape_of(&[], &[0, 1, 2, 2], &[], [3, 3]).unwrap(), vec![0, 1, 3, 3]);
+        assert_eq!(shape_of(&[], &[1, 1, 2, 2], &x, [3, 0]).unwrap(), vec![1, 1, 3, 0]);
+        let e = shape_of(&[], &[1, 1, 2, 2], &x, [1 << 20, 1 << 20]).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::MemoryExhausted);
+        // An empty result is empty however long its other side: no per-column plan.
+        for m in ["nearest_neighbor", "linear", "cubic"] {
+            assert_eq!(shape_of(&[("method", m)], &[1, 1, 2, 2], &x, [0, 1 << 40]).unwrap(), vec![1, 1, 0, 1 << 40]);
+        }
+    }
 }

@@ -64,6 +64,33 @@ impl DataType {
         self.code == TypeCode::Float
     }
 
+    /// The dtype both operands of a TIR binary operator are converted to before it
+    /// applies, as TVM's `PromoteBinaryOpType` chooses it: the float if one side is a
+    /// float (the wider of two floats), the integer beside a bool, the wider of two
+    /// integers, and the unsigned type when an int and a uint have the same width.
+    pub fn promote_binary(self, other: DataType) -> DataType {
+        if self == other {
+            return self;
+        }
+        match (self.is_float(), other.is_float()) {
+            (true, true) => return if self.bits < other.bits { other } else { self },
+            (false, true) => return other,
+            (true, false) => return self,
+            _ => {}
+        }
+        match (self.is_bool(), other.is_bool()) {
+            (true, false) => return other,
+            (false, true) => return self,
+            _ => {}
+        }
+        match self.bits.cmp(&other.bits) {
+            std::cmp::Ordering::Less => other,
+            std::cmp::Ordering::Greater => self,
+            std::cmp::Ordering::Equal if self.is_uint() => self,
+            std::cmp::Ordering::Equal => other,
+        }
+    }
+
     /// Does the integer `v` fit in this (integer) dtype?
     pub fn fits(&self, v: i128) -> bool {
         match self.code {

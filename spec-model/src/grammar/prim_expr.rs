@@ -247,7 +247,7 @@ impl PrimExpr {
         match &*self.kind {
             PrimExprKind::Var(v) => v.dtype(),
             PrimExprKind::IntImm { dtype, .. } | PrimExprKind::FloatImm { dtype, .. } => *dtype,
-            PrimExprKind::Binary { op, a, .. } => op.result_dtype(a.dtype()),
+            PrimExprKind::Binary { op, a, b } => op.result_dtype(a.dtype().promote_binary(b.dtype())),
             PrimExprKind::Not(_) => DataType::bool(),
             PrimExprKind::Select { then_value, .. } => then_value.dtype(),
             PrimExprKind::Cast { dtype, .. } => *dtype,
