@@ -520,6 +520,18 @@ impl<'a> Gen<'a, '_> {
                 (op(vec![x], no()), Ty::Shape(xd))
             }
             Op::NullValue => (op(Vec::new(), no()), Ty::Object),
+            // The gradient markers pass any value through; the checkpoints take a variable.
+            Op::NoGrad | Op::StartCheckpoint | Op::EndCheckpoint => {
+                let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
+                match self.choose(&vals) {
+                    Some((v, t)) => (op(vec![Expr::var(&v)], no()), t),
+                    None if this == Op::NoGrad => {
+                        let (x, xd, dt) = self.operand(sc, any, DataType::FLOAT32, 0);
+                        (op(vec![x], no()), Ty::tensor(xd, dt))
+                    }
+                    None => return None,
+                }
+            }
             Op::Print => {
                 let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
                 let n = 1 + self.pick(2);

@@ -253,6 +253,8 @@ pub enum Notable {
     Print,
     AssertOp,
     Cast,
+    /// The gradient markers: the argument, unchanged.
+    Identity,
 }
 
 /// What an operator call lowers to.
@@ -273,6 +275,7 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::CallPacked | Op::CallPurePacked => Lowered::Notable(Notable::CallPacked),
         Op::ShapeOf => Lowered::Notable(Notable::ShapeOf),
         Op::NullValue => Lowered::Notable(Notable::NullValue),
+        Op::NoGrad | Op::StartCheckpoint | Op::EndCheckpoint => Lowered::Notable(Notable::Identity),
         Op::Print => Lowered::Notable(Notable::Print),
         Op::AssertOp => Lowered::Notable(Notable::AssertOp),
         Op::Cast => Lowered::Notable(Notable::Cast),

@@ -13,6 +13,7 @@ mod conv;
 mod create;
 mod einsum;
 mod elementwise;
+mod grad;
 mod index;
 mod infer;
 mod layout_transform;

@@ -534,6 +534,22 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: manipulate_dims::collapse_sum_like,
                 summary: "collapse_sum_like(data, collapse_target): data summed down to collapse_target's shape (the reverse of broadcasting).",
             }
+            // The Gradient pass's markers: identities (grad.cc).
+            NoGrad = "grad.no_grad" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("input")]),
+                sinfo_args: false, minus_one: &[], infer: grad::no_grad,
+                summary: "grad.no_grad(x) is x; Relax's Gradient pass does not differentiate through it.",
+            }
+            StartCheckpoint = "grad.start_checkpoint" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("input")]),
+                sinfo_args: false, minus_one: &[], infer: grad::start_checkpoint,
+                summary: "grad.start_checkpoint(x) is the variable x; it marks the input of a stage the Gradient pass recomputes.",
+            }
+            EndCheckpoint = "grad.end_checkpoint" {
+                pure: true, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("input")]),
+                sinfo_args: false, minus_one: &[], infer: grad::end_checkpoint,
+                summary: "grad.end_checkpoint(x) is the variable x; it marks the output of a stage the Gradient pass recomputes.",
+            }
             LayoutTransform = "layout_transform" {
                 pure: true, arity: Exactly(1), attrs: s::LAYOUT_TRANSFORM,
                 sig: Some(&[Expr("x"), Attr("index_map"), Attr("pad_value"), Attr("axis_separators"), Attr("input_axis_separators")]),
