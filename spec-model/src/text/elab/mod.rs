@@ -247,6 +247,14 @@ pub(crate) fn elaborate_file(stmts: &[PyStmt]) -> ParseResult<IRModule> {
                         }
                         attrs = Some(module_attrs(e)?);
                     }
+                    // Virtual devices (TVM's later `VDevice`) are outside the spec's IRModule.
+                    PyStmtKind::Expr(e) if relax_fn::is_call_to(e, "I.module_global_infos") => {
+                        return Err(ParseError::syntax(
+                            "`I.module_global_infos` (virtual devices) is not part of the spec's IRModule, \
+                             which has no devices: remove it and the device names in `R.Tensor(..., \"cuda\")` annotations",
+                            s.span,
+                        ))
+                    }
                     _ => {
                         return Err(ParseError::syntax(
                             "a module class holds only decorated functions and `I.module_attrs({...})`",
