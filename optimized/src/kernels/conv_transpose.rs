@@ -251,7 +251,9 @@ impl ConvT {
         fast: Option<Gemm<T>>,
     ) -> Result<Value> {
         let out = cx.alloc(dtype, out_shape)?;
-        if out.numel() == 0 {
+        if out.numel() == 0 || g.ig == 0 {
+            // No terms (no input channels): zeros, without planning the kernel's taps,
+            // which an empty weight may have 2^32 of.
             return Ok(Value::tensor(out));
         }
         let (xv, wv) = (read::<T>(cx, x, "the data")?, read::<T>(cx, w, "the weight")?);

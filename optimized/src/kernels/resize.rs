@@ -283,16 +283,17 @@ impl Kernel for Resize {
         out_shape[l[2]] = oh;
         out_shape[l[3]] = ow;
         let total = created(cx, &out_shape)?;
+        if total == 0 {
+            // Nothing is read; the other side may be too long to plan (`[0, 2^40]`).
+            return Ok(Value::tensor(cx.alloc_for_overwrite(dtype, &out_shape)?));
+        }
         let rows = s.axis(h, oh, s.roi[0]);
         let cols = s.axis(w, ow, s.roi[1]);
-        let reads = total > 0 && rows.iter().any(|r| !r.outside) && cols.iter().any(|c| !c.outside);
+        let reads = rows.iter().any(|r| !r.outside) && cols.iter().any(|c| !c.outside);
         if reads && (h == 0 || w == 0) {
             return Err(cx.error("a pixel is read from an image with no rows or columns"));
         }
         let out = cx.alloc_for_overwrite(dtype, &out_shape)?;
-        if total == 0 {
-            return Ok(Value::tensor(out));
-        }
         let planes = with_num!(x.dtype(), T => self.planes::<T>(cx, x, &rows, &cols, total)?);
         let ost = super::conv::row_major(&out_shape);
         let (batch, channels) = (out_shape[l[0]] as usize, out_shape[l[1]] as usize);

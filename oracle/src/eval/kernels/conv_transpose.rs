@@ -348,4 +348,36 @@ mod tests {
         let r = run(t(F32, &[1, 1, 2, 2], &[1.0; 4]), t(F32, &[1, 1, 0, 0], &[]), &Attrs::default());
         assert_eq!(r, Ok(vec![0.0]));
     }
+
+    #[test]
+    fn one_pixel_and_nan_data() {
+        // A 1x1 image times a 1x1 kernel with stride 3 and output_padding 2: the product,
+        // then zeros.
+        let x = t(F32, &[1, 1, 1, 1], &[1.5]);
+        let w = t(F32, &[1, 1, 1, 1], &[-2.0]);
+        let a = attrs(&[("strides", AttrValue::Int(3)), ("output_padding", ints(&[0, 2]))]);
+        assert_eq!(run(x, w.clone(), &a), Ok(vec![-3.0, 0.0, 0.0]));
+        // A NaN pixel reaches only the outputs its stamp covers (no zero meets an infinity).
+        let x = t(F32, &[1, 1, 1, 3], &[1.0, f64::NAN, 2.0]);
+        let w = t(F32, &[1, 1, 1, 2], &[1.0, 1.0]);
+        let r = run(x, w, &attrs(&[("strides", ints(&[1, 2]))])).unwrap();
+        assert_eq!(r.len(), 6);
+        assert!(r[0] == 1.0 && r[1] == 1.0 && r[2].is_nan() && r[3].is_nan() && r[4] == 2.0 && r[5] == 2.0, "{r:?}");
+    }
+
+    #[test]
+    fn huge_shapes_meet_the_budget() {
+        // Stride 2^31 - 1 spreads two columns over an output row of 2^31 elements (no
+        // input channels, so no work is charged: the memory budget stops it).
+        let x = t(F32, &[1, 0, 1, 2], &[]);
+        let w = t(F32, &[0, 1, 1, 1], &[]);
+        let e = run(x, w, &attrs(&[("strides", ints(&[1, i32::MAX as i64]))]));
+        assert_eq!(e, Err(ErrorKind::MemoryExhausted));
+        // No input channels and a 2^32-tap kernel (no elements), the padding cropping
+        // the output to 2 rows: an empty sum per element, quickly.
+        let x = t(F32, &[1, 0, 1, 1], &[]);
+        let w = t(F32, &[0, 1, 1 << 32, 1], &[]);
+        let a = attrs(&[("padding", ints(&[i32::MAX as i64, 0, i32::MAX as i64, 0]))]);
+        assert_eq!(run(x, w, &a), Ok(vec![0.0, 0.0]));
+    }
 }

@@ -280,3 +280,148 @@ pub(crate) fn resize2d(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
     }
     Ok(tensor_value(dtype, out_shape, data))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::ops::eval_op_standalone;
+    use crate::eval::value::{ErrorKind, Value};
+    use spec_model::grammar::{AttrValue, Attrs, DataType, FloatLit, NDArray, Scalar};
+    use spec_model::ops::Op;
+    use spec_model::Span;
+    use std::rc::Rc;
+
+    const F32: DataType = DataType::FLOAT32;
+
+    fn t(dtype: DataType, shape: &[u64], v: &[f64]) -> Value {
+        let s: Vec<Scalar> =
+            v.iter().map(|&x| if dtype.is_float() { Scalar::Float(x) } else { Scalar::Int(x as i128) }).collect();
+        Value::tensor(NDArray::from_scalars(dtype, shape.to_vec(), &s).unwrap())
+    }
+
+    fn attrs(list: &[(&str, &str)]) -> Attrs {
+        let mut a = Attrs::default();
+        for (k, v) in list {
+            a.insert(*k, AttrValue::Str(v.to_string()));
+        }
+        a
+    }
+
+    /// The result's shape and values (as f64), or the error's kind.
+    fn run(a: &Attrs, x: Value, size: [i64; 2]) -> Result<(Vec<u64>, Vec<f64>), ErrorKind> {
+        let args = [x, Value::Shape(Rc::new(size.to_vec()))];
+        let v = eval_op_standalone(Op::Resize2d, &args, a, Span::SYNTHETIC).map_err(|e| e.kind)?;
+        let Value::Tensor(r) = v else { panic!("not a tensor") };
+        let r = r.borrow();
+        let vals = (0..r.data.len())
+            .map(|i| match r.data.get(i) {
+                Scalar::Float(f) => f,
+                Scalar::Int(i) => i as f64,
+                Scalar::Bool(b) => b as u8 as f64,
+            })
+            .collect();
+        Ok((r.shape.clone(), vals))
+    }
+
+    fn values(a: &Attrs, x: Value, size: [i64; 2]) -> Vec<f64> {
+        run(a, x, size).unwrap().1
+    }
+
+    #[test]
+    fn nearest_rounding_methods() {
+        // Asymmetric 3 -> 6: source coordinates 0, 0.5, 1, 1.5, 2, 2.5.
+        let x = t(F32, &[1, 1, 1, 3], &[0.0, 10.0, 20.0]);
+        let nn = |r: &str| {
+            attrs(&[
+                ("method", "nearest_neighbor"),
+                ("coordinate_transformation_mode", "asymmetric"),
+                ("rounding_method", r),
+            ])
+        };
+        // `round` ties to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2.
+        assert_eq!(values(&nn("round"), x.clone(), [1, 6]), [0., 0., 10., 20., 20., 20.]);
+        assert_eq!(values(&nn("round_prefer_floor"), x.clone(), [1, 6]), [0., 0., 10., 10., 20., 20.]);
+        assert_eq!(values(&nn("round_prefer_ceil"), x.clone(), [1, 6]), [0., 10., 10., 20., 20., 20.]);
+        // floor: TOPI's integer division (6 / 3 = 2); ceil: 2.5 -> 3, clamped to 2.
+        assert_eq!(values(&nn("floor"), x.clone(), [1, 6]), [0., 0., 10., 10., 20., 20.]);
+        assert_eq!(values(&nn("ceil"), x.clone(), [1, 6]), [0., 10., 10., 20., 20., 20.]);
+        // "" is floor here, round under align_corners (coordinates 0, 0.4, .., 2).
+        assert_eq!(values(&nn(""), x.clone(), [1, 6]), [0., 0., 10., 10., 20., 20.]);
+        let ac = attrs(&[
+            ("method", "nearest_neighbor"),
+            ("coordinate_transformation_mode", "align_corners"),
+            ("rounding_method", ""),
+        ]);
+        assert_eq!(values(&ac, x, [1, 6]), [0., 0., 10., 10., 20., 20.]);
+    }
+
+    #[test]
+    fn non_finite_pixels_meet_zero_weights() {
+        // Linear, asymmetric 3 -> 6: coordinates 0, 0.5, .., 2.5. At 1 the infinite
+        // neighbour's weight is 0, and 2 * 1 + inf * 0 is NaN; at 1.5 the column blend is
+        // inf, and the row blend (one row, read twice, the second with weight 0) NaN.
+        let lin = attrs(&[("coordinate_transformation_mode", "asymmetric")]);
+        let r = values(&lin, t(F32, &[1, 1, 1, 3], &[1.0, 2.0, f64::INFINITY]), [1, 6]);
+        assert!(r[0] == 1.0 && r[1] == 1.5 && r[2..].iter().all(|v| v.is_nan()), "{r:?}");
+        // Nearest copies a NaN; elsewhere it is not read.
+        let nn = attrs(&[("method", "nearest_neighbor"), ("coordinate_transformation_mode", "asymmetric")]);
+        let r = values(&nn, t(F32, &[1, 1, 1, 2], &[f64::NAN, 3.0]), [1, 4]);
+        assert!(r[0].is_nan() && r[1].is_nan() && r[2] == 3.0 && r[3] == 3.0, "{r:?}");
+    }
+
+    #[test]
+    fn one_pixel_images() {
+        let x = t(F32, &[1, 2, 1, 1], &[2.5, -1.0]);
+        for method in ["nearest_neighbor", "linear"] {
+            let r = run(&attrs(&[("method", method)]), x.clone(), [3, 2]).unwrap();
+            assert_eq!(r, (vec![1, 2, 3, 2], [[2.5; 6], [-1.0; 6]].concat()), "{method}");
+        }
+        // Cubic reads the one pixel 16 times: the weights' sum (1, up to rounding) times it.
+        let (_, r) = run(&attrs(&[("method", "cubic")]), x, [2, 3]).unwrap();
+        assert!(
+            r[..6].iter().all(|v| (v - 2.5).abs() < 1e-5) && r[6..].iter().all(|v| (v + 1.0).abs() < 1e-5),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn empty_shapes() {
+        let x = t(F32, &[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(run(&Attrs::default(), x.clone(), [0, 3]), Ok((vec![1, 1, 0, 3], vec![])));
+        let batch = t(F32, &[0, 1, 2, 2], &[]);
+        assert_eq!(run(&Attrs::default(), batch, [3, 3]), Ok((vec![0, 1, 3, 3], vec![])));
+        // An image with no rows cannot be read, unless every output extrapolates.
+        let rows = t(F32, &[1, 1, 0, 3], &[]);
+        assert_eq!(run(&Attrs::default(), rows.clone(), [2, 2]), Err(ErrorKind::OpError));
+        let mut crop = attrs(&[("coordinate_transformation_mode", "tf_crop_and_resize")]);
+        crop.insert("roi", AttrValue::Float(FloatLit(2.0)));
+        crop.insert("extrapolation_value", AttrValue::Float(FloatLit(-3.0)));
+        assert_eq!(run(&crop, rows, [2, 2]), Ok((vec![1, 1, 2, 2], vec![-3.0; 4])));
+        assert_eq!(run(&Attrs::default(), x, [-1, 2]), Err(ErrorKind::NegativeDimension));
+    }
+
+    #[test]
+    fn huge_sizes_meet_the_budget() {
+        let x = t(F32, &[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(run(&Attrs::default(), x.clone(), [1 << 20, 1 << 20]), Err(ErrorKind::MemoryExhausted));
+        // An empty result is empty however long its other side.
+        assert_eq!(run(&Attrs::default(), x, [0, 1 << 40]), Ok((vec![1, 1, 0, 1 << 40], vec![])));
+    }
+
+    #[test]
+    fn conversions_and_the_align_corners_edge() {
+        // int32 results truncate toward zero: -3 * 0.5 = -1.5 -> -1.
+        let lin = attrs(&[("coordinate_transformation_mode", "asymmetric")]);
+        let x = t(DataType::INT32, &[1, 1, 1, 2], &[-3.0, 0.0]);
+        assert_eq!(values(&lin, x, [1, 4]), [-3., -1., 0., 0.]);
+        // A uint8 cubic overshoot below 0 does not convert; nor does NaN into int32.
+        let cubic = attrs(&[("method", "cubic")]);
+        let bytes = t(DataType::uint(8), &[1, 1, 1, 4], &[0.0, 255.0, 255.0, 0.0]);
+        assert_eq!(run(&cubic, bytes, [1, 9]), Err(ErrorKind::OpError));
+        let to_int = attrs(&[("method", "nearest_neighbor"), ("out_dtype", "int32")]);
+        assert_eq!(run(&to_int, t(F32, &[1, 1, 1, 1], &[f64::NAN]), [1, 1]), Err(ErrorKind::OpError));
+        // align_corners to one row: (H - 1) / 0 * 0 is NaN, and so is the blend.
+        let ac = attrs(&[("coordinate_transformation_mode", "align_corners")]);
+        let r = values(&ac, t(F32, &[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]), [1, 2]);
+        assert!(r.iter().all(|v| v.is_nan()), "{r:?}");
+    }
+}
