@@ -32,7 +32,7 @@ macro_rules! for_each_op {
             }
             CallTirInplace = "call_tir_inplace" {
                 pure: true, arity: AtLeast(2), attrs: s::CALL_TIR_INPLACE,
-                sig: Some(&[Expr("gvar"), Expr("args"), Sinfo("out_sinfo"), Attr("inplace_indices"), Shape("tir_vars")]),
+                sig: Some(&[Expr("gvar"), Expr("args"), Attr("inplace_indices"), Sinfo("out_sinfo"), Shape("tir_vars")]),
                 sinfo_args: true, minus_one: &[], infer: special::call_tir_inplace,
                 summary: "call_tir_inplace(f, args, out_sinfo, inplace_indices) calls the TIR PrimFunc f with output i written in place into argument inplace_indices[i] (-1: a fresh tensor); the result has StructInfo out_sinfo; pure (the in-place arguments are copies, E-15).",
             }
