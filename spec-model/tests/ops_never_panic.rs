@@ -56,6 +56,10 @@ fn attr_of(g: &mut Gen, kind: AttrKind) -> AttrValue {
             _ => AttrValue::Float(FloatLit(f64::arbitrary(g))),
         },
         AttrKind::IndexMap => AttrValue::IndexMap(index_map(g)),
+        AttrKind::StrDict => {
+            let n = u32::arbitrary(g) % 3;
+            AttrValue::Dict((0..n).map(|k| (format!("k{k}"), attr(g))).collect())
+        }
         AttrKind::Floats => match u32::arbitrary(g) % 3 {
             0 => AttrValue::Float(FloatLit(f64::arbitrary(g))),
             1 => list(g),

@@ -56,7 +56,7 @@ impl<'a> Gen<'a, '_> {
             .copied()
             .filter(|op| op.def().pure || sc.impure_ok)
             .filter(|op| match op {
-                Op::CallTir => f.call_tir,
+                Op::CallTir | Op::CallTirInplace | Op::CallTirWithGrad => f.call_tir,
                 Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => f.packed,
                 _ => f.ops || basic(*op),
             })
@@ -555,6 +555,7 @@ impl<'a> Gen<'a, '_> {
                 (e, t)
             }
             Op::CallTir => return self.call_tir(sc),
+            Op::CallTirInplace | Op::CallTirWithGrad => return self.call_tir_variant(this, sc),
             Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => return self.packed(this, sc),
         })
     }

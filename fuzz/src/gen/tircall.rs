@@ -515,3 +515,90 @@ impl<'a> Gen<'a, '_> {
         Some(self.tir_call("tir_oob", k, &pool, args, &out))
     }
 }
+
+/// The `R.call_tir` call of a site: the expression itself, or under the `R.astype` of a
+/// narrow result.
+fn call_tir_site(e: &mut Expr) -> Option<&mut spec_model::grammar::Call> {
+    let is =
+        |c: &spec_model::grammar::Call, op: Op| matches!(&c.op.kind, ExprKind::Op(o) if o.registered() == Some(op));
+    let top = matches!(&e.kind, ExprKind::Call(c) if is(c, Op::CallTir));
+    let ExprKind::Call(c) = &mut e.kind else { return None };
+    if top {
+        return Some(c);
+    }
+    match c.args.first_mut().map(|a| &mut a.kind) {
+        Some(ExprKind::Call(inner)) if is(inner, Op::CallTir) => Some(inner),
+        _ => None,
+    }
+}
+
+impl Gen<'_, '_> {
+    /// `R.call_tir_inplace` and `R.call_tir_with_grad`: a generated `R.call_tir` site
+    /// rewritten. In place: a new argument of the output's StructInfo goes into the
+    /// argument tuple at a random position `p`, the PrimFunc's output buffer moves to
+    /// that parameter position (the parameters are the arguments in order, then the
+    /// fresh outputs, then `tir_vars`), and `inplace_indices=[p]`; the output starts with
+    /// the argument's contents instead of zeros. With a gradient: the same call with a
+    /// `te_grad_name` and, now and then, `te_grad_kwargs`.
+    pub(super) fn call_tir_variant(&mut self, which: Op, sc: &Scope) -> Option<(Expr, Ty)> {
+        let (mut e, ty) = self.call_tir(sc)?;
+        let Ty::Tensor { dims, .. } = &ty else { return None };
+        let dims = dims.clone();
+        let out_dtype = {
+            let c = call_tir_site(&mut e)?;
+            match c.sinfo_args.first().map(|s| &*s.kind) {
+                Some(spec_model::grammar::StructInfoKind::Tensor { dtype, .. }) => *dtype,
+                _ => return None,
+            }
+        };
+        match which {
+            Op::CallTirInplace => {
+                let arg = self.tir_arg(&dims, out_dtype, sc);
+                let n = {
+                    let c = call_tir_site(&mut e)?;
+                    let Some(ExprKind::Tuple(xs)) = c.args.get(1).map(|a| &a.kind) else { return None };
+                    xs.len()
+                };
+                let p = self.pick(n + 1);
+                let c = call_tir_site(&mut e)?;
+                let ExprKind::GlobalVar(gv) = &c.args[0].kind else { return None };
+                let name = gv.name.clone();
+                let (_, BaseFunc::Tir(f)) = self.functions.iter_mut().rev().find(|(g, _)| g.name == name)? else {
+                    return None;
+                };
+                let f = Rc::make_mut(f);
+                if f.params.len() <= n {
+                    return None;
+                }
+                let out = f.params.remove(n);
+                f.params.insert(p, out);
+                let Some(ExprKind::Tuple(xs)) = c.args.get_mut(1).map(|a| &mut a.kind) else { return None };
+                xs.insert(p, arg);
+                c.op = Expr::op(Op::CallTirInplace);
+                let ix = spec_model::grammar::AttrValue::List(vec![spec_model::grammar::AttrValue::Int(p as i64)]);
+                c.attrs.insert("inplace_indices", ix);
+            }
+            _ => {
+                use spec_model::grammar::AttrValue;
+                let grad = format!("{}_grad", self.name("te"));
+                let kwargs = if self.chance(1, 2) {
+                    let mut m = std::collections::BTreeMap::new();
+                    m.insert("k".to_string(), AttrValue::Float(spec_model::grammar::FloatLit(2.0)));
+                    if self.chance(1, 2) {
+                        m.insert("axes".to_string(), AttrValue::List(vec![AttrValue::Int(0), AttrValue::Int(-1)]));
+                    }
+                    Some(AttrValue::Dict(m))
+                } else {
+                    None
+                };
+                let c = call_tir_site(&mut e)?;
+                c.op = Expr::op(Op::CallTirWithGrad);
+                c.attrs.insert("te_grad_name", AttrValue::Str(grad));
+                if let Some(k) = kwargs {
+                    c.attrs.insert("te_grad_kwargs", k);
+                }
+            }
+        }
+        Some((e, ty))
+    }
+}

@@ -389,6 +389,32 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             Notable::CallTir | Notable::CallDpsPacked => {
                 NotableInfo { outputs: Some(self.outputs(c.sinfo_args.first())), ..Default::default() }
             }
+            Notable::CallTirInplace => {
+                let indices: Option<Vec<i64>> = match c.attrs.get("inplace_indices") {
+                    Some(AttrValue::Int(i)) => Some(vec![*i]),
+                    Some(AttrValue::List(xs)) => {
+                        xs.iter().map(|x| if let AttrValue::Int(i) = x { Some(*i) } else { None }).collect()
+                    }
+                    _ => None,
+                };
+                let (fields, tuple): (Vec<StructInfo>, bool) = match c.sinfo_args.first().map(|o| (o, &*o.kind)) {
+                    Some((_, StructInfoKind::Tuple { fields })) => (fields.clone(), true),
+                    Some((o, _)) => (vec![o.clone()], false),
+                    None => (Vec::new(), false),
+                };
+                let inplace = match indices {
+                    Some(ix) if ix.len() == fields.len() && !fields.is_empty() => Ok((ix, tuple)),
+                    Some(_) => Err("one in-place index per output"),
+                    None => Err("`inplace_indices` must be a list of integers"),
+                };
+                // Only the outputs at index -1 are allocated; they are passed as a tuple.
+                let fresh: Vec<StructInfo> = match &inplace {
+                    Ok((ix, _)) => fields.iter().zip(ix).filter(|(_, j)| **j == -1).map(|(f, _)| f.clone()).collect(),
+                    Err(_) => Vec::new(),
+                };
+                let fresh = StructInfo::new(StructInfoKind::Tuple { fields: fresh }, c.op.span);
+                NotableInfo { outputs: Some(self.outputs(Some(&fresh))), inplace: Some(inplace), ..Default::default() }
+            }
             Notable::Print | Notable::AssertOp => NotableInfo { format, ..Default::default() },
             Notable::Cast => {
                 NotableInfo { cast: c.sinfo_args.first().map(|s| check::check(s, self)), ..Default::default() }

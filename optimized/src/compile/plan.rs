@@ -189,8 +189,12 @@ pub enum Instr {
 /// The parts of a Notable Operator's call the machine needs besides its arguments.
 #[derive(Default)]
 pub struct NotableInfo {
-    /// `call_tir` / `call_dps_packed`: the outputs to allocate.
+    /// `call_tir` / `call_dps_packed`: the outputs to allocate (`call_tir_inplace`:
+    /// those at in-place index -1, as a tuple).
     pub outputs: Option<Outputs>,
+    /// `call_tir_inplace`: `inplace_indices` and whether `out_sinfo` is a tuple, or why
+    /// they are malformed.
+    pub inplace: Option<std::result::Result<(Vec<i64>, bool), &'static str>>,
     /// `print` / `assert_op`: the `format` attribute.
     pub format: Option<String>,
     /// `cast`: the target.

@@ -244,7 +244,10 @@ pub mod attrs {
 /// shape variables in scope, the printed output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notable {
+    /// `call_tir` and `call_tir_with_grad` (whose gradient attributes only the Gradient pass reads).
     CallTir,
+    /// `call_tir_inplace`: the in-place arguments are copies (proofs-notes/evaluation.md, E-15).
+    CallTirInplace,
     CallDpsPacked,
     /// `call_packed` and `call_pure_packed`: the packed function is the first argument.
     CallPacked,
@@ -270,7 +273,8 @@ pub fn lower(l: &Lowering) -> Lowered {
     use reduce::Reduce;
     let kernel = Lowered::Kernel;
     match l.op {
-        Op::CallTir => Lowered::Notable(Notable::CallTir),
+        Op::CallTir | Op::CallTirWithGrad => Lowered::Notable(Notable::CallTir),
+        Op::CallTirInplace => Lowered::Notable(Notable::CallTirInplace),
         Op::CallDpsPacked => Lowered::Notable(Notable::CallDpsPacked),
         Op::CallPacked | Op::CallPurePacked => Lowered::Notable(Notable::CallPacked),
         Op::ShapeOf => Lowered::Notable(Notable::ShapeOf),

@@ -178,6 +178,91 @@ impl Run<'_> {
                 exe.tir[*f].run(&all, &scalars, &mut self.fuel, span, &self.memory)?;
                 Ok(result)
             }
+            // OP-call_tir_inplace (E-15): each argument an in-place index names is
+            // copied; the PrimFunc gets the arguments (those copies in their places),
+            // the fresh outputs, then tir_vars; output i is the copy it wrote into.
+            Notable::CallTirInplace => {
+                let Some(Value::PrimFunc(f)) = args.first() else {
+                    return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
+                };
+                let (indices, tuple_out) = match &extra.inplace {
+                    Some(Ok((ix, tuple))) => (ix.as_slice(), *tuple),
+                    Some(Err(why)) => return Err(op_error(op, *why, span)),
+                    None => return Err(op_error(op, "no in-place indices", span)),
+                };
+                let elements: Vec<Value> = match args.get(1) {
+                    Some(Value::Tuple(vs)) => vs.to_vec(),
+                    Some(v) => vec![v.clone()],
+                    None => Vec::new(),
+                };
+                // For each element of `args`: its place among the tensors (None: a scalar).
+                let mut tensors: Vec<Rc<Tensor>> = Vec::with_capacity(elements.len());
+                let mut place: Vec<Option<usize>> = Vec::with_capacity(elements.len());
+                let mut scalars: Vec<i64> = Vec::new();
+                for v in &elements {
+                    match v {
+                        Value::Tensor(t) => {
+                            place.push(Some(tensors.len()));
+                            tensors.push(t.clone());
+                        }
+                        Value::Prim(Prim::Int(i, _)) => {
+                            place.push(None);
+                            scalars.push(*i);
+                        }
+                        Value::Prim(Prim::Bool(b)) => {
+                            place.push(None);
+                            scalars.push(i64::from(*b));
+                        }
+                        Value::Prim(_) => {
+                            return Err(op_error(op, "call_tir passes integer and boolean PrimValues only", span))
+                        }
+                        other => {
+                            let what = other.kind();
+                            return Err(op_error(op, format!("each argument must be a tensor, got {what}"), span));
+                        }
+                    }
+                }
+                match args.get(2) {
+                    Some(Value::Shape(s)) => scalars.extend(s.iter()),
+                    Some(other) => {
+                        return Err(op_error(op, format!("`tir_vars` must be a shape, got {}", other.kind()), span))
+                    }
+                    None => {}
+                }
+                let mut seen = vec![false; elements.len()];
+                for &j in indices.iter().filter(|j| **j != -1) {
+                    let Some(k) = usize::try_from(j).ok().filter(|k| *k < elements.len()) else {
+                        return Err(op_error(op, format!("in-place index {j} is not an argument"), span));
+                    };
+                    if std::mem::replace(&mut seen[k], true) {
+                        return Err(op_error(op, format!("in-place index {k} appears twice"), span));
+                    }
+                    let Some(p) = place[k] else {
+                        return Err(op_error(op, format!("in-place argument {k} is not a tensor"), span));
+                    };
+                    let copy = tensors[p].deep_copy(&self.memory).map_err(|e| over_budget(e, span))?;
+                    tensors[p] = Rc::new(copy);
+                }
+                let exe = self.exe;
+                let (n, tir) = (tensors.len(), &exe.tir[*f]);
+                let overwritten = |i: usize| tir.overwrites(n + i);
+                let (_, fresh) = self.outputs(op, extra.outputs.as_ref(), slots, shapes, span, &overwritten)?;
+                let mut fresh_iter = fresh.iter();
+                let mut results: Vec<Value> = Vec::with_capacity(indices.len());
+                for &j in indices {
+                    let t = match usize::try_from(j).ok().and_then(|k| place[k]) {
+                        Some(p) => tensors[p].clone(),
+                        None => match fresh_iter.next() {
+                            Some(t) => t.clone(),
+                            None => return Err(op_error(op, "an output has no tensor", span)),
+                        },
+                    };
+                    results.push(Value::Tensor(t));
+                }
+                let all: Vec<Rc<Tensor>> = tensors.into_iter().chain(fresh).collect();
+                exe.tir[*f].run(&all, &scalars, &mut self.fuel, span, &self.memory)?;
+                Ok(if tuple_out { Value::tuple(results) } else { results.swap_remove(0) })
+            }
             // OP-call_dps_packed: as call_tir, with a packed function (which may also write its inputs).
             Notable::CallDpsPacked => {
                 let Some(Value::PackedFunc(name)) = args.first() else {

@@ -1,4 +1,5 @@
-//! The Notable Operators' evaluation rules (`call_tir`, `call_dps_packed`,
+//! The Notable Operators' evaluation rules (`call_tir` with `call_tir_inplace` and
+//! `call_tir_with_grad`, `call_dps_packed`,
 //! `call_packed`, `call_pure_packed`, `shape_of`, and `null_value`, `print`,
 //! `assert_op`, `cast`) and the registry of built-in packed functions (SEM-8).
 //!
@@ -154,40 +155,43 @@ fn alloc_outputs(op: Op, call: &Call, sc: &Scope, span: Span) -> EvalResult<(Val
     let Some(out) = call.sinfo_args.first() else {
         return Err(op_error(op, "no output StructInfo", span));
     };
-    let one = |si: &StructInfo| -> EvalResult<TensorRef> {
-        let StructInfoKind::Tensor { shape: Some(shape), dtype, .. } = &*si.kind else {
-            return Err(op_error(op, "each output must be a tensor with a shape", span));
-        };
-        let dims: Vec<u64> = match &shape.kind {
-            ExprKind::ShapeExpr(ds) => {
-                let mut v = Vec::new();
-                for d in ds {
-                    let x = eval_dim(d, &sc.shapes, op.def().rule, span)?;
-                    match u64::try_from(x) {
-                        Ok(x) => v.push(x),
-                        Err(_) => bail!(ErrorKind::NegativeDimension, op.def().rule, span, "output dimension {x}"),
-                    }
-                }
-                v
-            }
-            ExprKind::Var(x) => match sc.env.get(x) {
-                Some(Value::Shape(s)) => s.iter().map(|d| *d as u64).collect(),
-                _ => return Err(op_error(op, "the output shape variable holds no shape", span)),
-            },
-            _ => return Err(op_error(op, "an output shape must be a ShapeExpr or a variable", span)),
-        };
-        Ok(Rc::new(super::memory::Tracked::new(zeros(*dtype, dims, op, span)?)))
-    };
     match &*out.kind {
         StructInfoKind::Tuple { fields } => {
-            let ts = fields.iter().map(one).collect::<EvalResult<Vec<_>>>()?;
+            let ts = fields.iter().map(|f| alloc_output(op, f, sc, span)).collect::<EvalResult<Vec<_>>>()?;
             Ok((Value::Tuple(Rc::new(ts.iter().map(|t| Value::Tensor(t.clone())).collect())), ts))
         }
         _ => {
-            let t = one(out)?;
+            let t = alloc_output(op, out, sc, span)?;
             Ok((Value::Tensor(t.clone()), vec![t]))
         }
     }
+}
+
+/// One output of a destination-passing call: a zero-filled tensor of the StructInfo's
+/// dtype, its shape evaluated in the current shape context.
+fn alloc_output(op: Op, si: &StructInfo, sc: &Scope, span: Span) -> EvalResult<TensorRef> {
+    let StructInfoKind::Tensor { shape: Some(shape), dtype, .. } = &*si.kind else {
+        return Err(op_error(op, "each output must be a tensor with a shape", span));
+    };
+    let dims: Vec<u64> = match &shape.kind {
+        ExprKind::ShapeExpr(ds) => {
+            let mut v = Vec::new();
+            for d in ds {
+                let x = eval_dim(d, &sc.shapes, op.def().rule, span)?;
+                match u64::try_from(x) {
+                    Ok(x) => v.push(x),
+                    Err(_) => bail!(ErrorKind::NegativeDimension, op.def().rule, span, "output dimension {x}"),
+                }
+            }
+            v
+        }
+        ExprKind::Var(x) => match sc.env.get(x) {
+            Some(Value::Shape(s)) => s.iter().map(|d| *d as u64).collect(),
+            _ => return Err(op_error(op, "the output shape variable holds no shape", span)),
+        },
+        _ => return Err(op_error(op, "an output shape must be a ShapeExpr or a variable", span)),
+    };
+    Ok(Rc::new(super::memory::Tracked::new(zeros(*dtype, dims, op, span)?)))
 }
 
 /// Refuses allocations beyond the memory budget (`MemoryExhausted`, not an abort).
@@ -218,8 +222,7 @@ fn unit() -> Value {
 
 /// `call_tir`'s arguments: its tensors, and its integer or boolean PrimValues (TVM
 /// 0.27's scalar arguments, bound to the scalar parameters before `tir_vars`).
-fn call_tir_args(v: &Value, span: Span) -> EvalResult<(Vec<TensorRef>, Vec<i64>)> {
-    let op = Op::CallTir;
+fn call_tir_args(op: Op, v: &Value, span: Span) -> EvalResult<(Vec<TensorRef>, Vec<i64>)> {
     let Value::Tuple(vs) = v else { return Ok((tuple_of_tensors(v, op, span)?, Vec::new())) };
     let (mut tensors, mut scalars) = (Vec::new(), Vec::new());
     for x in vs.iter() {
@@ -235,22 +238,105 @@ fn call_tir_args(v: &Value, span: Span) -> EvalResult<(Vec<TensorRef>, Vec<i64>)
     Ok((tensors, scalars))
 }
 
-/// OP-call_tir: allocates the outputs, calls the PrimFunc on inputs and outputs.
-pub fn call_tir(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
-    let op = Op::CallTir;
-    let Some(Value::PrimFunc(fname, f)) = args.first() else {
-        return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
-    };
-    let (inputs, mut scalars) = call_tir_args(args.get(1).unwrap_or(&unit()), span)?;
+/// `tir_vars`, when given, after the scalar arguments.
+fn tir_vars(op: Op, args: &[Value], scalars: &mut Vec<i64>, span: Span) -> EvalResult<()> {
     match args.get(2) {
         Some(Value::Shape(s)) => scalars.extend(s.iter()),
         Some(other) => return Err(op_error(op, format!("`tir_vars` must be a shape, got {}", other.kind()), span)),
         None => {}
     }
+    Ok(())
+}
+
+/// OP-call_tir (and OP-call_tir_with_grad, which evaluates exactly as call_tir: its
+/// gradient attributes are read only by the Gradient pass): allocates the outputs,
+/// calls the PrimFunc on inputs and outputs.
+pub fn call_tir(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    let Some(Value::PrimFunc(fname, f)) = args.first() else {
+        return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
+    };
+    let (inputs, mut scalars) = call_tir_args(op, args.get(1).unwrap_or(&unit()), span)?;
+    tir_vars(op, args, &mut scalars, span)?;
     let (result, outputs) = alloc_outputs(op, call, sc, span)?;
     let all: Vec<TensorRef> = inputs.into_iter().chain(outputs).collect();
     run_prim_func(f, fname, &all, &scalars, span, &mut mach.fuel)?;
     Ok(result)
+}
+
+/// OP-call_tir_inplace, with E-15's reading: each argument named by an in-place index
+/// is copied, the PrimFunc runs on the arguments (those copies in their places), then
+/// the outputs at index -1 (allocated as call_tir's), then `tir_vars`; output `i` is
+/// the copy of argument `inplace_indices[i]` after the call. The caller's tensors are
+/// never written, so the call is pure, as its static rule says.
+pub fn call_tir_inplace(mach: &mut Machine, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
+    let op = Op::CallTirInplace;
+    let Some(Value::PrimFunc(fname, f)) = args.first() else {
+        return Err(op_error(op, "the callee must be a TIR PrimFunc", span));
+    };
+    let indices: Vec<i64> = match call.attrs.get("inplace_indices") {
+        Some(AttrValue::Int(i)) => vec![*i],
+        Some(AttrValue::List(xs)) => xs
+            .iter()
+            .map(|x| match x {
+                AttrValue::Int(i) => Ok(*i),
+                _ => Err(op_error(op, "`inplace_indices` must be a list of integers", span)),
+            })
+            .collect::<EvalResult<_>>()?,
+        _ => return Err(op_error(op, "`inplace_indices` must be a list of integers", span)),
+    };
+    let mut elems: Vec<Value> = match args.get(1) {
+        Some(Value::Tuple(vs)) => vs.to_vec(),
+        Some(v) => vec![v.clone()],
+        None => Vec::new(),
+    };
+    let Some(out) = call.sinfo_args.first() else {
+        return Err(op_error(op, "no output StructInfo", span));
+    };
+    let fields: Vec<StructInfo> = match &*out.kind {
+        StructInfoKind::Tuple { fields } => fields.clone(),
+        _ => vec![out.clone()],
+    };
+    if indices.len() != fields.len() {
+        return Err(op_error(op, "one in-place index per output", span));
+    }
+    // E-15: the in-place arguments are copies, made before the call.
+    let mut copies: Vec<Option<TensorRef>> = vec![None; elems.len()];
+    for &j in &indices {
+        let Ok(j) = usize::try_from(j) else { continue };
+        let Some(v) = elems.get(j) else {
+            return Err(op_error(op, format!("in-place index {j} is not an argument"), span));
+        };
+        if copies[j].is_some() {
+            return Err(op_error(op, format!("in-place index {j} appears twice"), span));
+        }
+        let t = tensor_arg(v, op, "an in-place argument", span)?;
+        let a = t.borrow().clone();
+        super::memory::reserve(a.data.len() as u64, a.dtype, || format!("{op}: a copy of argument {j}"), span)?;
+        let c = Rc::new(super::memory::Tracked::new(a));
+        elems[j] = Value::Tensor(c.clone());
+        copies[j] = Some(c);
+    }
+    let (inputs, mut scalars) = call_tir_args(op, &Value::Tuple(Rc::new(elems)), span)?;
+    tir_vars(op, args, &mut scalars, span)?;
+    let mut results = Vec::with_capacity(fields.len());
+    let mut fresh = Vec::new();
+    for (&j, si) in indices.iter().zip(&fields) {
+        match usize::try_from(j).ok().and_then(|j| copies[j].clone()) {
+            Some(c) => results.push(c),
+            None if j == -1 => {
+                let t = alloc_output(op, si, sc, span)?;
+                fresh.push(t.clone());
+                results.push(t);
+            }
+            None => return Err(op_error(op, format!("in-place index {j} is below -1"), span)),
+        }
+    }
+    let all: Vec<TensorRef> = inputs.into_iter().chain(fresh).collect();
+    run_prim_func(f, fname, &all, &scalars, span, &mut mach.fuel)?;
+    Ok(match &*out.kind {
+        StructInfoKind::Tuple { .. } => Value::Tuple(Rc::new(results.into_iter().map(Value::Tensor).collect())),
+        _ => Value::Tensor(results.remove(0)),
+    })
 }
 
 /// OP-call_dps_packed: as `call_tir`, with a packed function (which may also mutate its inputs).

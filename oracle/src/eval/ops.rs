@@ -72,7 +72,8 @@ fn elements(v: &Value) -> u64 {
 fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc: &Scope) -> EvalResult<Value> {
     let cx = Cx::new(op, &call.attrs, span);
     match op {
-        Op::CallTir => builtins::call_tir(mach, args, call, span, sc),
+        Op::CallTir | Op::CallTirWithGrad => builtins::call_tir(mach, op, args, call, span, sc),
+        Op::CallTirInplace => builtins::call_tir_inplace(mach, args, call, span, sc),
         Op::CallDpsPacked => builtins::call_dps_packed(mach, args, call, span, sc),
         Op::CallPacked | Op::CallPurePacked => builtins::call_packed_op(mach, op, args, span),
         Op::ShapeOf => builtins::shape_of(args, span),

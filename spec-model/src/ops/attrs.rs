@@ -35,6 +35,8 @@ pub enum AttrKind {
     Floats,
     /// An index map, `lambda i, j: (...)`.
     IndexMap,
+    /// A dict from strings to attribute values (`te_grad_kwargs={"k": T.float32(2)}`).
+    StrDict,
 }
 
 impl AttrKind {
@@ -59,6 +61,7 @@ impl AttrKind {
                 number(v) || matches!(v, AttrValue::List(xs) if xs.iter().all(number))
             }
             AttrKind::IndexMap => matches!(v, AttrValue::IndexMap(_)),
+            AttrKind::StrDict => matches!(v, AttrValue::Dict(_)),
         }
     }
 
@@ -78,6 +81,7 @@ impl AttrKind {
             AttrKind::OptFloat => "None or a number",
             AttrKind::Floats => "a number or a list of numbers",
             AttrKind::IndexMap => "an index map such as `lambda i, j: (j, i)`",
+            AttrKind::StrDict => "a dict from strings to attribute values",
         }
     }
 }
@@ -104,6 +108,8 @@ pub mod schemas {
     use super::{opt, req, AttrSpec};
 
     pub const CALL_PACKED: &[AttrSpec] = &[opt("pure", Bool)];
+    pub const CALL_TIR_INPLACE: &[AttrSpec] = &[req("inplace_indices", IntOrIntList)];
+    pub const CALL_TIR_WITH_GRAD: &[AttrSpec] = &[req("te_grad_name", Str), opt("te_grad_kwargs", StrDict)];
     pub const FORMAT: &[AttrSpec] = &[opt("format", Str)];
     pub const SOFTMAX: &[AttrSpec] = &[opt("axis", Int)];
     pub const ASTYPE: &[AttrSpec] = &[req("dtype", DType)];

@@ -1,4 +1,4 @@
-//! The Notable Operators: `call_tir`, `call_dps_packed`, the packed-call forms, `shape_of`,
+//! The Notable Operators: `call_tir` (with `call_tir_inplace` and `call_tir_with_grad`), `call_dps_packed`, the packed-call forms, `shape_of`,
 //! `null_value`, the impure `print` and `assert_op`, and the earlier draft's `cast`.
 
 use super::infer::Infer;
@@ -126,8 +126,45 @@ fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], s
 /// them; `tir_vars` is not a shape; the PrimFunc's parameter count, a buffer's rank or
 /// dtype, or the kind of the parameter at a `PrimValue`'s position, does not match.
 pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    call_tir_family(cx, None)
+}
+
+/// OP-call_tir_with_grad: `call_tir_with_grad(f, args, out_sinfo, te_grad_name,
+/// te_grad_kwargs?, tir_vars?)` is OP-call_tir (same rule, same result `out_sinfo`,
+/// pure) with two attributes only the Gradient pass reads: `te_grad_name`, the name
+/// of the TE function computing the gradient (a string, required), and
+/// `te_grad_kwargs`, its keyword arguments (a dict from strings to attribute values).
+/// Errors: those of OP-call_tir; `te_grad_name` missing or not a string;
+/// `te_grad_kwargs` not a dict (the attribute schema).
+pub fn call_tir_with_grad(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    call_tir_family(cx, None)
+}
+
+/// OP-call_tir_inplace: `call_tir_inplace(f, args, out_sinfo, inplace_indices,
+/// tir_vars?)` is OP-call_tir where output `i` is computed in place in argument
+/// `inplace_indices[i]` (`-1`: a fresh tensor, as call_tir's): the PrimFunc is called
+/// as `f(*args, *fresh outputs, *tir_vars)`, and the result is `out_sinfo`; pure (TVM
+/// 0.27 declares it so; the reading that makes it so is E-15 of
+/// proofs-notes/evaluation.md: the in-place arguments are copies). As TVM's
+/// `NormalizeCallTIRInPlace`, errors: those of OP-call_tir (with only the fresh
+/// outputs among the PrimFunc's buffers); `inplace_indices` does not have one entry
+/// per output; an entry is below -1 or not an index of `args`; an index other than -1
+/// appears twice; every entry is -1 ("use call_tir"); the argument at an in-place
+/// index is not a tensor of the output's dtype whose shape is provably the output's.
+pub fn call_tir_inplace(cx: &mut Infer) -> Result<StructInfo, OpError> {
+    let indices = cx.attr_ints("inplace_indices").unwrap_or_default();
+    call_tir_family(cx, Some(&indices))
+}
+
+/// The rule shared by call_tir and its variants; `inplace` holds call_tir_inplace's
+/// `inplace_indices`.
+fn call_tir_family(cx: &mut Infer, inplace: Option<&[i64]>) -> Result<StructInfo, OpError> {
     let (out, outputs) = dps_outputs(cx)?;
     let (inputs, prims) = call_tir_inputs(cx)?;
+    let fresh = match inplace {
+        None => outputs,
+        Some(indices) => inplace_outputs(cx, indices, &outputs)?,
+    };
     let scalars = match cx.call.args.len() {
         2 => prims.len() as i64,
         3 => match cx.shape_arg(2, "`tir_vars`")?.0 {
@@ -145,7 +182,7 @@ pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
     if let Some(m) = cx.module {
         match m.get(&gv.name) {
             Some(BaseFunc::Tir(f)) => {
-                let all: Vec<StructInfo> = inputs.iter().chain(outputs.iter()).cloned().collect();
+                let all: Vec<StructInfo> = inputs.iter().chain(fresh.iter()).cloned().collect();
                 check_buffers(cx, &gv.name, f, &all, scalars)?;
                 for &j in &prims {
                     let p = f.params.get(j);
@@ -164,6 +201,65 @@ pub fn call_tir(cx: &mut Infer) -> Result<StructInfo, OpError> {
         }
     }
     Ok(out)
+}
+
+/// call_tir_inplace's checks of `inplace_indices` against the outputs and the
+/// arguments; the outputs it allocates (those at index -1).
+fn inplace_outputs(cx: &mut Infer, indices: &[i64], outputs: &[StructInfo]) -> Result<Vec<StructInfo>, OpError> {
+    require!(cx => indices.len() == outputs.len(),
+        "`inplace_indices` has {} entries but there are {} outputs: one in-place index per output",
+        indices.len(), outputs.len());
+    let args: Vec<StructInfo> = match &*cx.args[1].kind {
+        StructInfoKind::Tuple { fields } => fields.clone(),
+        _ => vec![cx.args[1].clone()],
+    };
+    for (i, &j) in indices.iter().enumerate() {
+        require!(cx => j >= -1 && j < args.len() as i64,
+            "in-place index {i} is {j}, out of range (between -1 and {}, inclusive)", args.len() as i64 - 1);
+        require!(cx => j == -1 || !indices[..i].contains(&j),
+            "in-place index {j} appears more than once (an argument holds one output)");
+    }
+    require!(cx => indices.iter().any(|&j| j != -1),
+        "every in-place index is -1: at least one output must be computed in place (or else use call_tir)");
+    let mut fresh = Vec::new();
+    for (i, (&j, out)) in indices.iter().zip(outputs).enumerate() {
+        let Ok(j) = usize::try_from(j) else {
+            fresh.push(out.clone());
+            continue;
+        };
+        let o = cx.tensor_of(out, "an output")?;
+        let arg = &args[j];
+        let same = match &*arg.kind {
+            StructInfoKind::Tensor { .. } => {
+                let a = cx.tensor_of(arg, "an argument")?;
+                a.dtype == o.dtype && provably_same_shape(cx, &a, &o)
+            }
+            _ => false,
+        };
+        require!(cx => same,
+            "output {i} ({}) is computed in place in argument {j} ({}), which must be a tensor of the same dtype and a provably equal shape",
+            print_struct_info(out), print_struct_info(arg));
+    }
+    Ok(fresh)
+}
+
+/// TVM's `CanProveShapeEqual`: the same shape variable, or dimensions provably equal
+/// one by one.
+fn provably_same_shape(cx: &Infer, a: &super::infer::TensorInfo, b: &super::infer::TensorInfo) -> bool {
+    if let (Some(sa), Some(sb)) = (&a.shape, &b.shape) {
+        if let (ExprKind::Var(x), ExprKind::Var(y)) = (&sa.kind, &sb.kind) {
+            if x.id() == y.id() {
+                return true;
+            }
+        }
+    }
+    match (&a.dims, &b.dims) {
+        (Some(da), Some(db)) => {
+            da.len() == db.len()
+                && da.iter().zip(db).all(|(x, y)| cx.compare(x, y) == crate::struct_info::Verdict::Equal)
+        }
+        _ => false,
+    }
 }
 
 fn packed_callee(cx: &Infer) -> Result<(), OpError> {

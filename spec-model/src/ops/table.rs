@@ -30,6 +30,18 @@ macro_rules! for_each_op {
                 sinfo_args: true, minus_one: &[], infer: special::call_tir,
                 summary: "call_tir(f, args, out_sinfo) calls the TIR PrimFunc f in destination-passing style; the result has StructInfo out_sinfo (tensors with shape and dtype); pure.",
             }
+            CallTirInplace = "call_tir_inplace" {
+                pure: true, arity: AtLeast(2), attrs: s::CALL_TIR_INPLACE,
+                sig: Some(&[Expr("gvar"), Expr("args"), Attr("inplace_indices"), Sinfo("out_sinfo"), Shape("tir_vars")]),
+                sinfo_args: true, minus_one: &[], infer: special::call_tir_inplace,
+                summary: "call_tir_inplace(f, args, out_sinfo, inplace_indices) calls the TIR PrimFunc f with output i written in place into argument inplace_indices[i] (-1: a fresh tensor); the result has StructInfo out_sinfo; pure (the in-place arguments are copies, E-15).",
+            }
+            CallTirWithGrad = "call_tir_with_grad" {
+                pure: true, arity: AtLeast(2), attrs: s::CALL_TIR_WITH_GRAD,
+                sig: Some(&[Expr("gvar"), Expr("args"), Sinfo("out_sinfo"), Attr("te_grad_name"), Attr("te_grad_kwargs"), Shape("tir_vars")]),
+                sinfo_args: true, minus_one: &[], infer: special::call_tir_with_grad,
+                summary: "call_tir_with_grad(f, args, out_sinfo, te_grad_name, te_grad_kwargs) is call_tir carrying the name and arguments of its gradient's TE function (read only by the Gradient pass); pure.",
+            }
             CallDpsPacked = "call_dps_packed" {
                 pure: false, arity: Exactly(2), attrs: &[],
                 sig: Some(&[Func("func"), Expr("args"), Sinfo("out_sinfo")]),

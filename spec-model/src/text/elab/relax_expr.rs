@@ -450,6 +450,14 @@ fn call_with_signature(
                 }),
                 // `out_dtype=None`, as TVM 0.27 prints an unset dtype: the same as leaving it out.
                 OpParam::Attr("out_dtype") if matches!(a.kind, PyExprKind::NoneLit) => {}
+                // `inplace_indices=0`: TVMScript's wrapper makes a single index a list of one.
+                OpParam::Attr("inplace_indices") => {
+                    let v = match call_attr(ctx, a)? {
+                        v @ crate::grammar::AttrValue::Int(_) => crate::grammar::AttrValue::List(vec![v]),
+                        v => v,
+                    };
+                    out.attrs.insert("inplace_indices", v)
+                }
                 OpParam::Attr(n) => out.attrs.insert(*n, call_attr(ctx, a)?),
                 OpParam::Sinfo(n) => {
                     let s = if *n == "out_sinfo" { vec![out_sinfo(ctx, a)?] } else { sinfo_list(ctx, a)? };

@@ -526,7 +526,14 @@ impl RelaxPrinter {
         let mut keywords_only = false;
         let mut attrs_left = c.attrs.0.clone();
         let mut sinfo_done = c.sinfo_args.is_empty();
-        for p in sig {
+        // TVM's printer writes `out_sinfo=` before the attributes, also where the Python
+        // wrapper takes them first (`call_tir_inplace(gvar, args, inplace_indices, out_sinfo)`).
+        let first_attr = sig.iter().position(|p| matches!(p, OpParam::Attr(_))).unwrap_or(sig.len());
+        let order = sig[..first_attr]
+            .iter()
+            .chain(sig[first_attr..].iter().filter(|p| matches!(p, OpParam::Sinfo(_))))
+            .chain(sig[first_attr..].iter().filter(|p| !matches!(p, OpParam::Sinfo(_))));
+        for p in order {
             match p {
                 OpParam::Expr(n) | OpParam::Shape(n) | OpParam::Func(n) | OpParam::PrimOr(n, _) => {
                     let Some(a) = args.next() else {
