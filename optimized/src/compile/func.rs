@@ -393,7 +393,7 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             Notable::Cast => {
                 NotableInfo { cast: c.sinfo_args.first().map(|s| check::check(s, self)), ..Default::default() }
             }
-            Notable::CallPacked | Notable::ShapeOf | Notable::NullValue => NotableInfo::default(),
+            Notable::CallPacked | Notable::ShapeOf | Notable::NullValue | Notable::Memory => NotableInfo::default(),
         }
     }
 

@@ -206,6 +206,7 @@ impl Run<'_> {
                 }
             },
             Notable::NullValue => Ok(Value::Null),
+            Notable::Memory => self.lowered(op, args, span),
             // OP-print: the arguments (with `format`, substituted for `{}`), one line.
             Notable::Print => {
                 let texts: Vec<String> = args.iter().map(|a| print_value(self.exe, a)).collect();

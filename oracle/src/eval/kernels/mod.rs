@@ -22,8 +22,8 @@ pub(crate) mod manipulate_dims;
 pub(crate) mod norm;
 pub(crate) mod pool;
 pub(crate) mod reduce;
-pub(crate) mod sorting;
 pub(crate) mod resize;
+pub(crate) mod sorting;
 pub(crate) mod statistical;
 pub(crate) mod unary_math;
 

@@ -528,7 +528,12 @@ impl RelaxPrinter {
         let mut sinfo_done = c.sinfo_args.is_empty();
         for p in sig {
             match p {
-                OpParam::Expr(n) | OpParam::Shape(n) | OpParam::Func(n) | OpParam::PrimOr(n, _) => {
+                OpParam::Expr(n)
+                | OpParam::Shape(n)
+                | OpParam::Func(n)
+                | OpParam::PrimOr(n, _)
+                | OpParam::Dtype(n)
+                | OpParam::StrOr(n, _) => {
                     let Some(a) = args.next() else {
                         keywords_only = true;
                         continue;
