@@ -102,13 +102,15 @@ fn alloc_on_storage(op: Op, args: &[Value], span: Span) -> EvalResult<Value> {
     let bytes = elements.map(|n| bytes_of(n, dt) as u64).filter(|&b| b != u64::MAX && b != usize::MAX as u64);
     match bytes.and_then(|b| b.checked_add(offset)) {
         Some(end) if end <= size => {}
-        _ => return Err(op_error(
-            op,
-            format!(
+        _ => {
+            return Err(op_error(
+                op,
+                format!(
                 "a {dt} tensor of shape {shape:?} at byte offset {offset} does not fit in a storage of {size} bytes"
             ),
-            span,
-        )),
+                span,
+            ))
+        }
     }
     Ok(Value::tensor(zeros(dt, shape, op, span)?))
 }
