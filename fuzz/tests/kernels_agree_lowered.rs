@@ -16,7 +16,7 @@ mod agree;
 use agree::{seed_and_cases, Rng};
 use oracle::eval::{ErrorKind, Limits, Value};
 
-const DEFAULT_SEED: u64 = 0x6c6f_7765_7265_64;
+const DEFAULT_SEED: u64 = 0x6c_6f77_6572_6564;
 const DEFAULT_CASES: u64 = 2_000;
 
 const DTYPES: [(&str, u64); 8] = [

@@ -100,7 +100,7 @@ impl Run<'_> {
                     .try_fold(width, |n, &d| n.checked_mul(d))
                     .and_then(|b| b.checked_add(offset as u64))
                     .filter(|&e| e < usize::MAX as u64);
-                if !end.is_some_and(|e| e <= capacity) {
+                if end.is_none_or(|e| e > capacity) {
                     return Err(fail(
                         op,
                         format!("{dims:?} x {dtype} from byte {offset} overruns the {capacity}-byte storage"),

@@ -243,8 +243,8 @@ fn conv(cx: &mut Infer, spatial: usize) -> Result<StructInfo, OpError> {
 /// prints it). Layouts are permutations of those letters. `strides`, `dilation`: 1 or 2
 /// values, each at least 1; `padding`: 1, 2 or 4 values (top, left, bottom, right), at
 /// least 0; `output_padding`: 1 or 2 values, at least 0 and each below the stride of its
-/// axis (TVM's check; not below the dilation, as PyTorch also allows); `groups` at least
-/// 1. The dtype is `out_dtype` if given, else the operands' common dtype. Errors: not
+/// axis (TVM's check; not below the dilation, as PyTorch also allows); `groups` at
+/// least 1. The dtype is `out_dtype` if given, else the operands' common dtype. Errors: not
 /// tensors; a layout that is not such a permutation; a rank other than 4; attribute
 /// lengths or values out of range (values over 2^31-1); an `output_padding` not below
 /// its stride; different known dtypes without `out_dtype`; `C != I` provably; `I`
