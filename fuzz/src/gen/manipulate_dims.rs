@@ -102,11 +102,14 @@ impl Gen<'_, '_> {
                     return None;
                 }
                 let mut at: Vec<usize> = Vec::new();
+                // A repeated draw takes the next free axis: redrawing never ends once the
+                // generator's bytes run out (every pick is then 0).
                 while at.len() < k {
-                    let a = self.pick(n);
-                    if !at.contains(&a) {
-                        at.push(a);
+                    let mut a = self.pick(n);
+                    while at.contains(&a) {
+                        a = (a + 1) % n;
                     }
+                    at.push(a);
                 }
                 let written: Vec<i64> = at.iter().map(|&a| self.written_axis(a, n)).collect();
                 let mut rest = xd.iter();

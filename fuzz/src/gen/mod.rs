@@ -13,6 +13,7 @@ mod index;
 mod inputs;
 mod layout_transform;
 mod linalg;
+mod lowered;
 mod manipulate_dims;
 pub mod ops;
 mod sorting;

@@ -56,7 +56,7 @@ impl<'a> Gen<'a, '_> {
             .copied()
             .filter(|op| op.def().pure || sc.impure_ok)
             .filter(|op| match op {
-                Op::CallTir | Op::CallTirInplace | Op::CallTirWithGrad => f.call_tir,
+                Op::CallTir | Op::CallTirInplace | Op::CallTirWithGrad | Op::VmCallTirDyn => f.call_tir,
                 Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => f.packed,
                 _ => f.ops || basic(*op),
             })
@@ -557,6 +557,16 @@ impl<'a> Gen<'a, '_> {
             Op::CallTir => return self.call_tir(sc),
             Op::CallTirInplace | Op::CallTirWithGrad => return self.call_tir_variant(this, sc),
             Op::CallPacked | Op::CallPurePacked | Op::CallDpsPacked => return self.packed(this, sc),
+            Op::BuiltinAllocTensor
+            | Op::MemoryAllocStorage
+            | Op::MemoryAllocTensor
+            | Op::MemoryKillStorage
+            | Op::MemoryKillTensor
+            | Op::VmAllocStorage
+            | Op::VmAllocTensor
+            | Op::VmKillObject
+            | Op::VmCallTirDyn
+            | Op::CallBuiltinWithCtx => return self.lowered_call(this, sc),
         })
     }
 

@@ -419,7 +419,9 @@ impl<'c, 'm> FnLowering<'c, 'm> {
             Notable::Cast => {
                 NotableInfo { cast: c.sinfo_args.first().map(|s| check::check(s, self)), ..Default::default() }
             }
-            Notable::CallPacked | Notable::ShapeOf | Notable::NullValue | Notable::Identity => NotableInfo::default(),
+            Notable::CallPacked | Notable::ShapeOf | Notable::NullValue | Notable::Identity | Notable::Memory => {
+                NotableInfo::default()
+            }
         }
     }
 

@@ -258,6 +258,9 @@ pub enum Notable {
     Cast,
     /// The gradient markers: the argument, unchanged.
     Identity,
+    /// The lowered-memory operators (`builtin.alloc_tensor`, `memory.*`, `vm.*`,
+    /// `call_builtin_with_ctx`): `machine/lowered.rs`.
+    Memory,
 }
 
 /// What an operator call lowers to.
@@ -283,6 +286,16 @@ pub fn lower(l: &Lowering) -> Lowered {
         Op::Print => Lowered::Notable(Notable::Print),
         Op::AssertOp => Lowered::Notable(Notable::AssertOp),
         Op::Cast => Lowered::Notable(Notable::Cast),
+        Op::BuiltinAllocTensor
+        | Op::MemoryAllocStorage
+        | Op::MemoryAllocTensor
+        | Op::MemoryKillStorage
+        | Op::MemoryKillTensor
+        | Op::VmAllocStorage
+        | Op::VmAllocTensor
+        | Op::VmKillObject
+        | Op::VmCallTirDyn
+        | Op::CallBuiltinWithCtx => Lowered::Notable(Notable::Memory),
         Op::Add => kernel(elementwise::arith(l, Arith::Add)),
         Op::Subtract => kernel(elementwise::arith(l, Arith::Subtract)),
         Op::Multiply => kernel(elementwise::arith(l, Arith::Multiply)),

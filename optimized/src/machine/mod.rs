@@ -4,6 +4,7 @@
 //! overflow), a step budget (fuel) and a memory budget.
 
 mod check;
+mod lowered;
 mod notable;
 mod packed;
 pub mod print;

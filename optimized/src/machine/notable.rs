@@ -293,6 +293,7 @@ impl Run<'_> {
             Notable::NullValue => Ok(Value::Null),
             // OP-grad.*: markers for the Gradient pass; the value passes through.
             Notable::Identity => args.first().cloned().ok_or_else(|| op_error(op, "takes one argument", span)),
+            Notable::Memory => self.lowered(op, args, span),
             // OP-print: the arguments (with `format`, substituted for `{}`), one line.
             Notable::Print => {
                 let texts: Vec<String> = args.iter().map(|a| print_value(self.exe, a)).collect();

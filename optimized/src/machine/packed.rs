@@ -15,8 +15,15 @@ use spec_model::Span;
 use std::rc::Rc;
 
 /// The built-in packed functions.
-pub const BUILTINS: &[&str] =
-    &["oracle.identity", "oracle.copy", "oracle.add_one_inplace", "oracle.copy_into", "oracle.print"];
+pub const BUILTINS: &[&str] = &[
+    "oracle.identity",
+    "oracle.copy",
+    "oracle.add_one_inplace",
+    "oracle.copy_into",
+    "oracle.print",
+    "vm.builtin.alloc_storage",
+    "vm.builtin.copy",
+];
 
 /// Is a packed function registered under `symbol`?
 pub fn is_registered(exe: &Executable, symbol: &str) -> bool {
@@ -75,7 +82,7 @@ impl Run<'_> {
                 arity(1)?;
                 Ok(args[0].clone())
             }
-            "oracle.copy" => {
+            "oracle.copy" | "vm.builtin.copy" => {
                 arity(1)?;
                 let t = tensor(&args[0], "the argument", span)?;
                 let copy = t.deep_copy(&self.memory).map_err(|e| over_budget(e, span))?;
@@ -103,6 +110,17 @@ impl Run<'_> {
                     }
                 }
                 Ok(Value::unit())
+            }
+            // The VM's storage allocation: (size, device index, dtype[, scope]) -> a storage.
+            "vm.builtin.alloc_storage" => {
+                let ok = matches!(args.len(), 3 | 4)
+                    && matches!(args[1], Value::Prim(crate::value::Prim::Int(..)))
+                    && matches!(args[2], Value::DataType(_))
+                    && matches!(args.get(3), None | Some(Value::Str(_)));
+                if !ok {
+                    return Err(error(format!("`{name}` expects (size, device index, dtype[, scope])"), span));
+                }
+                self.new_storage(spec_model::ops::Op::CallPacked, args.first(), span)
             }
             "oracle.print" => {
                 let line = args.iter().map(|a| print_value(self.exe, a)).collect::<Vec<_>>().join(" ");

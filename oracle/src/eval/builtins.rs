@@ -12,6 +12,8 @@
 //! | `oracle.add_one_inplace(t)` | adds 1 to every element of `t` **in place**, returns `t` |
 //! | `oracle.copy_into(src, dst)` | destination-passing copy: writes `src` into `dst` |
 //! | `oracle.print(v, ...)` | prints its arguments (as `.rx` literals), returns `()` |
+//! | `vm.builtin.alloc_storage(size, device, dtype[, scope])` | a storage of `size` bytes (E-16) |
+//! | `vm.builtin.copy(t)` | returns a new tensor with `t`'s contents |
 //!
 //! and every TIR PrimFunc of the module with a `global_symbol` attribute, under that
 //! symbol (SEM-8), called in destination-passing style on its tensor arguments.
@@ -33,8 +35,15 @@ use spec_model::Span;
 use std::rc::Rc;
 
 /// The built-in packed functions' names.
-pub const PACKED: &[&str] =
-    &["oracle.identity", "oracle.copy", "oracle.add_one_inplace", "oracle.copy_into", "oracle.print"];
+pub const PACKED: &[&str] = &[
+    "oracle.identity",
+    "oracle.copy",
+    "oracle.add_one_inplace",
+    "oracle.copy_into",
+    "oracle.print",
+    "vm.builtin.alloc_storage",
+    "vm.builtin.copy",
+];
 
 /// A `PrimValue`'s scalar in its dtype.
 pub fn prim_scalar(v: PrimValue, dtype: DataType) -> PrimScalar {
@@ -86,7 +95,7 @@ pub fn call_packed(mach: &mut Machine, name: &str, args: &[Value], span: Span) -
             arity(1)?;
             Ok(args[0].clone())
         }
-        "oracle.copy" => {
+        "oracle.copy" | "vm.builtin.copy" => {
             arity(1)?;
             let t = tensor_arg(&args[0], op, "the argument", span)?;
             let copy = t.borrow().clone();
@@ -109,6 +118,22 @@ pub fn call_packed(mach: &mut Machine, name: &str, args: &[Value], span: Span) -
             }
             *d = data;
             Ok(Value::Tuple(Rc::new(Vec::new())))
+        }
+        "vm.builtin.alloc_storage" => {
+            if !(3..=4).contains(&args.len()) {
+                return Err(op_error(op, format!("`{name}` takes 3 or 4 arguments, {} given", args.len()), span));
+            }
+            match (&args[1], &args[2], args.get(3)) {
+                (Value::Prim(PrimScalar::Int(..)), Value::DataType(_), None | Some(Value::Str(_))) => {}
+                _ => {
+                    return Err(op_error(
+                        op,
+                        format!("`{name}` takes a size, a device index, a dtype and optionally a storage scope"),
+                        span,
+                    ))
+                }
+            }
+            super::lowered::storage(op, &args[0], span)
         }
         "oracle.print" => {
             let line = args.iter().map(print_value).collect::<Vec<_>>().join(" ");
@@ -195,7 +220,7 @@ fn alloc_output(op: Op, si: &StructInfo, sc: &Scope, span: Span) -> EvalResult<T
 }
 
 /// Refuses allocations beyond the memory budget (`MemoryExhausted`, not an abort).
-fn zeros(dtype: DataType, shape: Vec<u64>, op: Op, span: Span) -> EvalResult<NDArray> {
+pub(super) fn zeros(dtype: DataType, shape: Vec<u64>, op: Op, span: Span) -> EvalResult<NDArray> {
     let n = shape.iter().try_fold(1u64, |a, d| a.checked_mul(*d)).unwrap_or(u64::MAX);
     super::memory::reserve(n, dtype, || format!("{op}: a tensor of shape {shape:?}"), span)?;
     let zero = if dtype.is_float() {

@@ -8,6 +8,7 @@ pub mod builtins;
 pub mod interp;
 pub mod kernels;
 pub mod literal;
+pub mod lowered;
 pub mod machine;
 pub mod match_cast;
 pub mod memory;

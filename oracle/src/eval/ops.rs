@@ -11,6 +11,7 @@ use super::kernels::{
     attention, conv, conv_transpose, create, einsum, index, layout, linalg, manipulate, manipulate_dims, norm, pool,
     resize, sorting, statistical, Cx,
 };
+use super::lowered;
 use super::machine::{Limits, Machine, Scope};
 use super::value::{EvalResult, Value};
 use spec_model::grammar::{Attrs, Call, Expr, IRModule};
@@ -184,6 +185,16 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::Conv1d => conv::conv1d(&cx, args),
         Op::Conv2dTranspose => conv_transpose::conv2d_transpose(&cx, args),
         Op::Resize2d => resize::resize2d(&cx, args),
+        Op::BuiltinAllocTensor
+        | Op::MemoryAllocStorage
+        | Op::MemoryAllocTensor
+        | Op::MemoryKillStorage
+        | Op::MemoryKillTensor
+        | Op::VmAllocStorage
+        | Op::VmAllocTensor
+        | Op::VmKillObject
+        | Op::VmCallTirDyn
+        | Op::CallBuiltinWithCtx => lowered::apply(mach, op, args, span),
     }
 }
 

@@ -20,6 +20,7 @@ mod layout_transform;
 mod linalg;
 mod manipulate;
 mod manipulate_dims;
+mod memory;
 mod norm;
 mod resize;
 mod sorting;

@@ -25,6 +25,13 @@ pub enum OpParam {
     /// `R.prim_value(default)` (an `int64`) when the call leaves it out
     /// (`R.tril(x)` is `R.tril(x, R.prim_value(0))`).
     PrimOr(&'static str, i64),
+    /// A Relax expression argument where a string means a `DataTypeImm`
+    /// (`dtype="float32"` is `R.dtype("float32")`, as the lowered-memory operators'
+    /// Python wrappers convert it).
+    Dtype(&'static str),
+    /// A Relax expression argument that the Python wrapper fills in with
+    /// `R.str(default)` when the call leaves it out (`storage_scope="global"`).
+    StrOr(&'static str, &'static str),
 }
 
 impl OpParam {
@@ -36,11 +43,22 @@ impl OpParam {
             | OpParam::Rest(n)
             | OpParam::Attr(n)
             | OpParam::Sinfo(n)
-            | OpParam::PrimOr(n, _) => n,
+            | OpParam::PrimOr(n, _)
+            | OpParam::Dtype(n)
+            | OpParam::StrOr(n, _) => n,
         }
     }
     pub fn is_argument(self) -> bool {
-        matches!(self, OpParam::Expr(_) | OpParam::Shape(_) | OpParam::Func(_) | OpParam::Rest(_) | OpParam::PrimOr(..))
+        matches!(
+            self,
+            OpParam::Expr(_)
+                | OpParam::Shape(_)
+                | OpParam::Func(_)
+                | OpParam::Rest(_)
+                | OpParam::PrimOr(..)
+                | OpParam::Dtype(_)
+                | OpParam::StrOr(..)
+        )
     }
 }
 

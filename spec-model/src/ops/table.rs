@@ -646,6 +646,62 @@ macro_rules! for_each_op {
                 sinfo_args: false, minus_one: &[], infer: resize::resize2d,
                 summary: "resize2d(data, size, roi, layout, method, coordinate_transformation_mode, rounding_method, cubic_alpha, cubic_exclude, extrapolation_value, out_dtype): the image scaled to size (height, width) by nearest-neighbor, linear or cubic interpolation.",
             }
+            // Lowered memory: what memory planning and VM lowering write (issue 19, src/relax/op/op.cc)
+            BuiltinAllocTensor = "builtin.alloc_tensor" {
+                pure: true, arity: Exactly(4), attrs: &[],
+                sig: Some(&[Shape("shape"), Dtype("dtype"), PrimOr("runtime_device_index", 0), StrOr("storage_scope", "global")]),
+                sinfo_args: false, minus_one: &[], infer: memory::builtin_alloc_tensor,
+                summary: "builtin.alloc_tensor(shape, dtype, runtime_device_index, storage_scope=\"global\"): a new tensor of shape and dtype; pure.",
+            }
+            MemoryAllocStorage = "memory.alloc_storage" {
+                pure: true, arity: Exactly(4), attrs: &[],
+                sig: Some(&[Shape("size"), PrimOr("virtual_device_index", 0), StrOr("storage_scope", "global"), Dtype("dtype")]),
+                sinfo_args: false, minus_one: &[], infer: memory::memory_alloc_storage,
+                summary: "memory.alloc_storage(size, virtual_device_index, storage_scope, dtype): a storage of size bytes (an Object); pure.",
+            }
+            MemoryAllocTensor = "memory.alloc_tensor" {
+                pure: true, arity: Exactly(5), attrs: &[],
+                sig: Some(&[Expr("storage"), Expr("offset"), Shape("shape"), Dtype("dtype"), PrimOr("runtime_device_ind", 0)]),
+                sinfo_args: false, minus_one: &[], infer: memory::memory_alloc_tensor,
+                summary: "memory.alloc_tensor(storage, offset, shape, dtype, runtime_device_ind=0): a tensor of shape and dtype in storage at byte offset (which must fit); pure.",
+            }
+            MemoryKillStorage = "memory.kill_storage" {
+                pure: false, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("storage")]),
+                sinfo_args: false, minus_one: &[], infer: memory::memory_kill_storage,
+                summary: "memory.kill_storage(storage) ends the storage's lifetime: a no-op returning the empty tuple; impure.",
+            }
+            MemoryKillTensor = "memory.kill_tensor" {
+                pure: false, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("tensor")]),
+                sinfo_args: false, minus_one: &[], infer: memory::memory_kill_tensor,
+                summary: "memory.kill_tensor(tensor) ends the tensor's lifetime: a no-op returning the empty tuple; impure.",
+            }
+            VmAllocStorage = "vm.alloc_storage" {
+                pure: true, arity: Exactly(4), attrs: &[],
+                sig: Some(&[Shape("size"), PrimOr("runtime_device_index", 0), Dtype("dtype"), StrOr("storage_scope", "global")]),
+                sinfo_args: false, minus_one: &[], infer: memory::vm_alloc_storage,
+                summary: "vm.alloc_storage(size, runtime_device_index, dtype, storage_scope=\"global\"): a storage of size bytes (an Object); pure.",
+            }
+            VmAllocTensor = "vm.alloc_tensor" {
+                pure: true, arity: Exactly(5), attrs: &[],
+                sig: Some(&[Expr("storage"), Expr("offset"), Shape("shape"), Dtype("dtype"), PrimOr("runtime_device_ind", 0)]),
+                sinfo_args: false, minus_one: &[], infer: memory::vm_alloc_tensor,
+                summary: "vm.alloc_tensor(storage, offset, shape, dtype, runtime_device_ind=0): a tensor of shape and dtype in storage at byte offset (which must fit); pure.",
+            }
+            VmKillObject = "vm.kill_object" {
+                pure: false, arity: Exactly(1), attrs: &[], sig: Some(&[Expr("obj")]),
+                sinfo_args: false, minus_one: &[], infer: memory::vm_kill_object,
+                summary: "vm.kill_object(obj) ends the object's lifetime: a no-op returning the empty tuple; impure.",
+            }
+            VmCallTirDyn = "vm.call_tir_dyn" {
+                pure: false, arity: Exactly(2), attrs: &[], sig: Some(&[Func("func"), Expr("args")]),
+                sinfo_args: false, minus_one: &[], infer: memory::vm_call_tir_dyn,
+                summary: "vm.call_tir_dyn(f, (tensors..., shape)) calls the PrimFunc f on the tensors and the shape's values; returns the empty tuple; impure.",
+            }
+            CallBuiltinWithCtx = "call_builtin_with_ctx" {
+                pure: false, arity: Exactly(2), attrs: &[], sig: Some(&[Func("func"), Expr("args"), Sinfo("sinfo_args")]),
+                sinfo_args: true, minus_one: &[], infer: memory::call_builtin_with_ctx,
+                summary: "call_builtin_with_ctx(func, args, sinfo_args) calls the VM builtin func on the tuple args; its StructInfo is sinfo_args[0], or the empty tuple; impure.",
+            }
         }
     };
 }

@@ -430,6 +430,10 @@ fn call_with_signature(
                     let OpParam::PrimOr(_, d) = p else { continue };
                     out.args.push(Expr::new(ExprKind::PrimValue(crate::grammar::PrimExpr::int(*d)), span));
                 }
+                (None, None) if matches!(p, OpParam::StrOr(..)) => {
+                    let OpParam::StrOr(_, d) = p else { continue };
+                    out.args.push(Expr::new(ExprKind::StringImm(d.to_string()), span));
+                }
                 (None, _) => missing = missing.or(Some(p.name())),
                 (Some(a), Some(m)) => {
                     return Err(ParseError::syntax(
@@ -442,7 +446,13 @@ fn call_with_signature(
         }
         for a in given {
             match p {
-                OpParam::Expr(_) | OpParam::Rest(_) | OpParam::PrimOr(..) => out.args.push(expr(ctx, a)?),
+                OpParam::Expr(_) | OpParam::Rest(_) | OpParam::PrimOr(..) | OpParam::StrOr(..) => {
+                    out.args.push(expr(ctx, a)?)
+                }
+                OpParam::Dtype(_) => out.args.push(match &a.kind {
+                    PyExprKind::Str(_) => Expr::new(ExprKind::DataTypeImm(super::attrs::expect_dtype(a)?), a.span),
+                    _ => expr(ctx, a)?,
+                }),
                 OpParam::Shape(_) => out.args.push(shape_arg(ctx, a)?),
                 OpParam::Func(_) => out.args.push(match &a.kind {
                     PyExprKind::Str(s) => Expr::new(ExprKind::ExternFunc { global_symbol: s.clone() }, a.span),

@@ -535,7 +535,12 @@ impl RelaxPrinter {
             .chain(sig[first_attr..].iter().filter(|p| !matches!(p, OpParam::Sinfo(_))));
         for p in order {
             match p {
-                OpParam::Expr(n) | OpParam::Shape(n) | OpParam::Func(n) | OpParam::PrimOr(n, _) => {
+                OpParam::Expr(n)
+                | OpParam::Shape(n)
+                | OpParam::Func(n)
+                | OpParam::PrimOr(n, _)
+                | OpParam::Dtype(n)
+                | OpParam::StrOr(n, _) => {
                     let Some(a) = args.next() else {
                         keywords_only = true;
                         continue;
