@@ -80,7 +80,9 @@ fn apply(mach: &mut Machine, op: Op, args: &[Value], call: &Call, span: Span, sc
         Op::ShapeOf => builtins::shape_of(args, span),
         Op::NullValue => Ok(Value::Null),
         // OP-grad.no_grad, OP-grad.start_checkpoint, OP-grad.end_checkpoint: the argument itself.
-        Op::NoGrad | Op::StartCheckpoint | Op::EndCheckpoint => Ok(args.first().cloned().unwrap_or(Value::Null)),
+        Op::NoGrad | Op::StartCheckpoint | Op::EndCheckpoint => {
+            args.first().cloned().ok_or_else(|| cx.error("takes one argument"))
+        }
         Op::Print => builtins::print(mach, args, call),
         Op::AssertOp => builtins::assert_op(args, call, span),
         Op::Cast => builtins::cast(mach, args, call, span, sc),
