@@ -75,6 +75,10 @@ pub struct Metadata {
     pub expectations: Vec<Expectation>,
     /// Absolute tolerance for float results (`tolerance: 1e-5`).
     pub tolerance: Option<f64>,
+    /// LIMIT-memory for the file's `run:` lines, in bytes (`memory: 65536`), in every
+    /// engine: a program that must run within a small budget (a leak in an engine's
+    /// bookkeeping then shows as a MemoryExhausted the file does not expect).
+    pub memory: Option<usize>,
     /// Extension keys (`x-NAME: value`), kept in order and otherwise ignored: tools
     /// record what they know there (e.g. `x-implementation-outcome` in a divergence
     /// found by `fuzz-smoke --against`).
@@ -122,6 +126,9 @@ pub fn parse_metadata(src: &str) -> Result<Metadata, String> {
             "description" => md.description = value.to_string(),
             "tolerance" => {
                 md.tolerance = Some(value.parse().map_err(|_| format!("line {n}: tolerance is a number"))?);
+            }
+            "memory" => {
+                md.memory = Some(value.parse().map_err(|_| format!("line {n}: memory is a number of bytes"))?);
             }
             "run" => {
                 if let Some((m, _)) = pending_run {
@@ -235,6 +242,14 @@ mod tests {
             vec![Expectation::Sinfo { name: "y".into(), sinfo: "R.Tensor((n, 4), \"float32\")".into() }]
         );
         assert!(parse_metadata("# ---\n# expect-sinfo: y\n# ---\n").is_err());
+    }
+
+    #[test]
+    fn memory_budget() {
+        let md = parse_metadata("# ---\n# memory: 65536\n# expect: valid\n# ---\n").unwrap();
+        assert_eq!(md.memory, Some(65536));
+        assert_eq!(parse_metadata("# ---\n# expect: valid\n# ---\n").unwrap().memory, None);
+        assert!(parse_metadata("# ---\n# memory: 64k\n# expect: valid\n# ---\n").is_err());
     }
 
     #[test]

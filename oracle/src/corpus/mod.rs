@@ -181,6 +181,22 @@ fn run_line(
     (file_name, src, prepared): (&str, &str, &Prepared),
     call: &str,
     expect: Result<&str, ErrorKind>,
+    (tol, memory): (f64, Option<usize>),
+    options: RunOptions,
+    report: &mut FileReport,
+) -> Status {
+    // The file's memory budget holds for the run in every engine (and nothing else).
+    match memory {
+        Some(memory) => spec_model::limits::Budgets { memory, ..spec_model::limits::current() }
+            .scope(|| run_line_here((file_name, src, prepared), call, expect, tol, options, report)),
+        None => run_line_here((file_name, src, prepared), call, expect, tol, options, report),
+    }
+}
+
+fn run_line_here(
+    (file_name, src, prepared): (&str, &str, &Prepared),
+    call: &str,
+    expect: Result<&str, ErrorKind>,
     tol: f64,
     options: RunOptions,
     report: &mut FileReport,
@@ -252,7 +268,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
     let file_name = path.display().to_string();
     let parsed = parse_module(&src);
     let prepared = Prepared::new();
-    let tol = md.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    let tol = (md.tolerance.unwrap_or(DEFAULT_TOLERANCE), md.memory);
     for exp in &md.expectations {
         let status = match (exp, &parsed) {
             (Expectation::ParseError { code, at }, Ok(_)) => {

@@ -45,7 +45,7 @@ fn corpus_part_passes(part: usize) {
     if !enabled("corpus") {
         return;
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
     let files = collect_files(std::slice::from_ref(&root)).expect("the corpus directory exists");
     let files: Vec<PathBuf> = files.into_iter().skip(part).step_by(2).collect();
     let engine = RunOptions { engine: Engine::Optimized, native_tir: true, ..RunOptions::default() };
