@@ -24,7 +24,7 @@ mod tests;
 mod tests_kernels;
 
 pub use exp::{exp_f32, exp_f64, sigmoid_f32, sigmoid_f64};
-pub use threads::{parallel_chunks, parallel_chunks_mut, pool, PARALLEL_MIN_ELEMENTS};
+pub use threads::{parallel_chunks_mut, pool, PARALLEL_MIN_ELEMENTS};
 
 use super::elementwise::{Arith, Unary};
 use super::lanes::Lane;

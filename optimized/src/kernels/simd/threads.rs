@@ -43,24 +43,6 @@ fn parts(threads: usize, len: usize, min_chunk: usize) -> usize {
     threads.min(len / min_chunk.max(1)).max(1)
 }
 
-/// Runs `f` on `threads` contiguous parts of `0..len` (fewer when a part would have
-/// fewer than `min_chunk` elements), in parallel; `true` when it split (else `f` ran
-/// once on `0..len`, on this thread).
-pub fn parallel_chunks(threads: usize, len: usize, min_chunk: usize, f: impl Fn(Range<usize>) + Sync) -> bool {
-    let n = parts(threads, len, min_chunk);
-    let Some(pool) = (n > 1).then(|| pool(n)).flatten() else {
-        f(0..len);
-        return false;
-    };
-    let f = &f;
-    pool.scope(|s| {
-        for r in bounds(len, n) {
-            s.spawn(move |_| f(r));
-        }
-    });
-    true
-}
-
 /// Runs `f(start, part)` on `threads` contiguous parts of `out` (each part starting at
 /// element `start`; fewer parts when one would have fewer than `min_chunk` elements),
 /// in parallel; `true` when it split (else `f(0, out)` ran on this thread).
@@ -114,11 +96,6 @@ mod tests {
             }
         }));
         assert!(out.iter().enumerate().all(|(i, &o)| o == i as u32));
-        let seen = std::sync::atomic::AtomicUsize::new(0);
-        assert!(!parallel_chunks(2, 10, 100, |r| {
-            seen.fetch_add(r.len(), std::sync::atomic::Ordering::Relaxed);
-        }));
-        assert_eq!(seen.into_inner(), 10);
         assert!(Arc::ptr_eq(&pool(2).unwrap(), &pool(2).unwrap()), "pools are cached");
     }
 }
