@@ -34,11 +34,13 @@ enum Shape {
     Pool,
     Transpose,
     Edge,
+    /// An `Overflow` edge kernel near the dtype's bound (`tir::edge_kernel`'s `NearBound`).
+    Bound,
     Oob,
 }
 
 /// The stem of a kernel's global name for each shape (what `fuzz-smoke` counts).
-pub const KERNEL_STEMS: [&str; 13] = [
+pub const KERNEL_STEMS: [&str; 14] = [
     "tir_k",
     "tir_partial",
     "tir_bcast",
@@ -50,6 +52,7 @@ pub const KERNEL_STEMS: [&str; 13] = [
     "tir_divzero",
     "tir_mindiv",
     "tir_overflow",
+    "tir_nearbound",
     "tir_castrange",
     "tir_oob",
 ];
@@ -104,6 +107,7 @@ impl<'a> Gen<'a, '_> {
             (Shape::Pool, 3),
             (Shape::Transpose, 3),
             (Shape::Edge, 4),
+            (Shape::Bound, 4),
         ];
         if self.cfg.features.tir_oob {
             shapes.push((Shape::Oob, 3));
@@ -126,7 +130,8 @@ impl<'a> Gen<'a, '_> {
             Shape::Matmul => self.tir_matmul(sc),
             Shape::Pool => self.tir_pool(sc),
             Shape::Transpose => self.tir_transpose(sc),
-            Shape::Edge => self.tir_edge(sc),
+            Shape::Edge => self.tir_edge(sc, None),
+            Shape::Bound => self.tir_edge(sc, Some(EdgeKind::NearBound)),
             Shape::Oob => self.tir_oob(sc),
         };
         got.or_else(|| self.tir_simple(sc))
@@ -468,17 +473,18 @@ impl<'a> Gen<'a, '_> {
         dims
     }
 
-    /// An integer kernel that may divide by zero or overflow on purpose.
-    fn tir_edge(&mut self, sc: &Scope) -> Option<(Expr, Ty)> {
+    /// An integer kernel that may divide by zero or overflow on purpose (of `kind`, else
+    /// of a kind in turn).
+    fn tir_edge(&mut self, sc: &Scope, kind: Option<EdgeKind>) -> Option<(Expr, Ty)> {
         let kinds = [EdgeKind::DivZero, EdgeKind::MinDiv, EdgeKind::Overflow, EdgeKind::CastRange];
-        let kind = kinds[self.rotate(kinds.len())];
+        let kind = kind.unwrap_or_else(|| kinds[self.rotate(kinds.len())]);
         let dims = self.kernel_dims(sc, 0);
         let (ins, out): (Vec<DataType>, DataType) = match kind {
             EdgeKind::DivZero | EdgeKind::MinDiv => {
                 let d = self.choose(&[I32, I64, I8, I32])?;
                 (vec![d, d], d)
             }
-            EdgeKind::Overflow => {
+            EdgeKind::Overflow | EdgeKind::NearBound => {
                 let d = self.choose(&[I32, I8, U8, I64, I32])?;
                 (vec![d], d)
             }
@@ -492,6 +498,7 @@ impl<'a> Gen<'a, '_> {
             EdgeKind::DivZero => "tir_divzero",
             EdgeKind::MinDiv => "tir_mindiv",
             EdgeKind::Overflow => "tir_overflow",
+            EdgeKind::NearBound => "tir_nearbound",
             EdgeKind::CastRange => "tir_castrange",
         };
         let k = tir::edge_kernel(self.u, stem, kind, &ops, &out);

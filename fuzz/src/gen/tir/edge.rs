@@ -6,6 +6,7 @@
 //! data; some variants guard it (`T.if_then_else` or `if` evaluate one side only), and
 //! some guard it with `T.Select`, which evaluates both sides, so the error still happens.
 
+use super::bounds;
 use super::expr::{clamp_cast, Gen};
 use super::kernels::{ewise, io_buffers};
 use super::{
@@ -27,6 +28,10 @@ pub enum EdgeKind {
     /// `A * big`, `A + (MAX - c)`, `A - (MIN + c)`: `IntegerOverflow`. Input: one
     /// integer tensor of the output's dtype.
     Overflow,
+    /// Functions of an index shifted to the dtype's bound ([`bounds`]), combined by
+    /// `T.max`/`T.min`: `IntegerOverflow` exactly when one is pushed past it. Input: as
+    /// `Overflow`'s.
+    NearBound,
     /// `T.Cast(int, f(A))` of a float `A` scaled, or through `log`/`sqrt`/`exp`:
     /// NaN, infinities or out-of-range values, `IntegerOverflow`. Input: one float
     /// tensor; the output an integer dtype.
@@ -97,6 +102,15 @@ pub fn edge_kernel(u: &mut Unstructured, name: &str, kind: EdgeKind, ins: &[Oper
     let block_name = format!("T_{}", format!("{kind:?}").to_lowercase());
     let b0 = inputs[0].clone();
     let b1: Buffer = inputs.get(1).cloned().unwrap_or_else(|| b0.clone());
+    // Near the bound: over the longest axis, one to three plans, whose values the
+    // store combines with T.max/T.min (each may overflow on its own).
+    let ext = |e: &super::Ext| e.lit.unwrap_or(e.hi);
+    let axis = (0..out.dims.len()).max_by_key(|&k| (ext(&out.dims[k]), k));
+    let imax = axis.map_or(0, |k| ext(&out.dims[k]) - 1).max(0);
+    let near: Vec<bounds::Plan> = match kind {
+        EdgeKind::NearBound => (0..g.int(1, 3)).filter_map(|_| bounds::plan(&mut g, int_d, imax)).collect(),
+        _ => Vec::new(),
+    };
     let body = elementwise_nest(&mut g, &block_name, &extents, |ix| {
         let x = conv(load(&b0, ix), int_d);
         let yv = conv(load(&b1, ix), int_d);
@@ -129,7 +143,16 @@ pub fn edge_kernel(u: &mut Unstructured, name: &str, kind: EdgeKind, ins: &[Oper
                     if variant < 2 { int_lit(-1, int_d) } else { bin(PrimBinOp::Min, yv, int_lit(-1, int_d)) };
                 bin(op, m, divisor)
             }
-            EdgeKind::Overflow => {
+            EdgeKind::NearBound if !near.is_empty() => {
+                let i = axis.and_then(|k| ix.get(k)).cloned().unwrap_or_else(|| idx(0));
+                let mut values = near.iter().map(|&p| bounds::near_bound(p, int_d, imax, i.clone(), yv.clone()));
+                let first = values.next().unwrap_or(x);
+                values
+                    .enumerate()
+                    .fold(first, |acc, (k, v)| bin(if k % 2 == 0 { PrimBinOp::Max } else { PrimBinOp::Min }, acc, v))
+            }
+            // (An index too long for the dtype: the plain overflow instead.)
+            EdgeKind::Overflow | EdgeKind::NearBound => {
                 let (lo, hi) = spec_model::prim_eval::int_range(int_d);
                 let big = match int_d.bits {
                     8 if int_d.is_uint() => 60,

@@ -28,6 +28,7 @@
 //! accesses one past the end or at -1 (`OpError`). Each such kernel can raise only
 //! one error kind, so an engine that checks in another order still agrees.
 
+mod bounds;
 mod edge;
 mod expr;
 pub mod kernels;

@@ -218,7 +218,13 @@ fn random_kernel(rng: &mut Rng, oob: bool) -> (String, Kernel, Vec<Operand>, Ope
             ("pool".into(), k, vec![x], out, Expect::None)
         }
         5 | 6 => {
-            let kind = rng.pick(&[EdgeKind::DivZero, EdgeKind::MinDiv, EdgeKind::Overflow, EdgeKind::CastRange]);
+            let kind = rng.pick(&[
+                EdgeKind::DivZero,
+                EdgeKind::MinDiv,
+                EdgeKind::Overflow,
+                EdgeKind::NearBound,
+                EdgeKind::CastRange,
+            ]);
             let rank = rng.below(3) as usize;
             let dims = shape(rng, rank);
             let (ins, out) = match kind {
@@ -226,7 +232,7 @@ fn random_kernel(rng: &mut Rng, oob: bool) -> (String, Kernel, Vec<Operand>, Ope
                     let d = rng.pick(&[I32, I64, I8]);
                     (vec![d, d], d)
                 }
-                EdgeKind::Overflow => {
+                EdgeKind::Overflow | EdgeKind::NearBound => {
                     let d = rng.pick(&[I32, I8, U8, I64]);
                     (vec![d], d)
                 }
@@ -296,7 +302,7 @@ fn shaped_kernels_round_trip_and_agree() {
         assert!(*n > 0, "no kernel prints {f}");
     }
     // Every edge kind both fails and succeeds on some inputs.
-    for what in ["DivZero", "MinDiv", "Overflow", "CastRange", "oob"] {
+    for what in ["DivZero", "MinDiv", "Overflow", "NearBound", "CastRange", "oob"] {
         assert!(outcomes.keys().any(|k| k.starts_with(what) && !k.ends_with("value")), "{what}: {outcomes:?}");
         assert!(outcomes.contains_key(&format!("{what}: value")), "{what}: {outcomes:?}");
     }
@@ -336,5 +342,39 @@ fn print_samples() {
         let mut rng = Rng::new(seed);
         let (what, k, ..) = random_kernel(&mut rng, true);
         println!("### {what}\n{}", printed(&k).unwrap_or_default());
+    }
+}
+
+/// The near-bound overflow kernels ([`super::bounds`]) end at exactly `MAX + δ` or
+/// `MIN - δ`: run over every index in both engines, they overflow exactly when `δ > 0`
+/// (where the plan's extremes are exact), and agree everywhere.
+#[test]
+fn near_bound_kernels_overflow_exactly_past_the_bound() {
+    for d in [I8, I32, I64, U8] {
+        for imax in [0i64, 1, 4, 9] {
+            let n = imax as u64 + 1;
+            let a = new_buffer("A", vec![idx(n as i64)], d);
+            let b = new_buffer("B", vec![idx(n as i64)], d);
+            for (p, exact) in super::bounds::Plan::every(d, imax) {
+                let i = PrimVar::new("i", I64);
+                let value = super::bounds::near_bound(p, d, imax, var(&i), load(&a, &[var(&i)]));
+                let body = nest(&[i.clone()], &[idx(n as i64)], store(&b, &[var(&i)], value));
+                let func = finish("k", vec![buffer_param(&a), buffer_param(&b)], vec![body]);
+                let k = Kernel { func, scalars: Vec::new() };
+                let full = if d.is_uint() { 255 } else { 8 };
+                let input = NDArray::from_scalars(d, vec![n], &vec![Scalar::Int(full); n as usize]).expect("fits");
+                let out = NDArray::from_scalars(d, vec![n], &vec![Scalar::Int(0); n as usize]).expect("fits");
+                let (o, e) = run_both(&k, &[input], &out, &[]);
+                let show = || {
+                    format!("{d} imax {imax} {p:?}\n{}\noracle {o:?}\nengine {e:?}", printed(&k).unwrap_or_default())
+                };
+                assert_eq!(o, e, "{}", show());
+                let overflowed = o == Err("IntegerOverflow");
+                assert!(o.is_ok() || overflowed, "{}", show());
+                if exact {
+                    assert_eq!(overflowed, p.delta() > 0, "{}", show());
+                }
+            }
+        }
     }
 }

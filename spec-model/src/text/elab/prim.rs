@@ -22,9 +22,19 @@ pub(crate) enum NameMode {
 pub(crate) const RELAX_INT: DataType = DataType::INT64;
 pub(crate) const DEFAULT_FLOAT: DataType = DataType::FLOAT32;
 
-/// Does integer `v` fit in `dtype`?
+/// Does integer `v` fit in `dtype`, as the value of an `IntImm(value: int64)` (the
+/// spec's grammar; TVM's IntImm holds an int64 too): a uint64 literal stops at 2^63 - 1.
 pub(crate) fn int_fits(dtype: DataType, v: i128) -> bool {
-    dtype.fits(v)
+    dtype.fits(v) && i64::try_from(v).is_ok()
+}
+
+/// Why integer literal `v` of `dtype` is refused ([`int_fits`] is false).
+pub(crate) fn unfit(dtype: DataType, v: i128) -> String {
+    if dtype.fits(v) {
+        format!("{v} does not fit in the int64 an IntImm of {dtype} holds")
+    } else {
+        format!("{v} does not fit in {dtype}")
+    }
 }
 
 /// `T.int64(5)`, `T.float32(1)`, `T.bool(True)`: a literal of an explicit dtype.
@@ -41,7 +51,7 @@ pub(crate) fn typed_literal(dtype: DataType, e: &PyExpr) -> ParseResult<Option<L
         (Literal::Int(i), TypeCode::Float) => Literal::Float(i as f64),
         (Literal::Int(i), _) => {
             if !int_fits(dtype, i) {
-                return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), e.span));
+                return Err(ParseError::syntax(unfit(dtype, i), e.span));
             }
             Literal::Int(i)
         }
@@ -93,7 +103,7 @@ fn literal_expr(lit: Literal, dtype: DataType, span: Span) -> ParseResult<PrimEx
             }
             Literal::Int(i) => {
                 if !int_fits(dtype, i) {
-                    return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), span));
+                    return Err(ParseError::syntax(unfit(dtype, i), span));
                 }
                 PrimExprKind::IntImm { value: i as i64, dtype }
             }

@@ -110,7 +110,7 @@ fn literal(lit: Literal, dtype: DataType, span: Span) -> ParseResult<TirExpr> {
             }
             Literal::Int(i) => {
                 if !super::prim::int_fits(dtype, i) {
-                    return Err(ParseError::syntax(format!("{i} does not fit in {dtype}"), span));
+                    return Err(ParseError::syntax(super::prim::unfit(dtype, i), span));
                 }
                 TirExprKind::IntImm { value: i as i64, dtype }
             }
