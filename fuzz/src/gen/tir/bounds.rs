@@ -119,7 +119,13 @@ pub(super) fn near_bound(p: Plan, d: DataType, imax: i64, i: TirExpr, y: TirExpr
             bin(Add, bin(Add, f, lit(hi)), lit(delta - fmax))
         }
     } else if d.is_uint() {
-        bin(Sub, f, lit((fmin + delta).max(0)))
+        // `f - (fmin + δ)`, in two steps when that constant passes MAX.
+        let k = (fmin + delta).max(0);
+        if k <= hi {
+            bin(Sub, f, lit(k))
+        } else {
+            bin(Sub, bin(Sub, f, lit(fmin)), lit(delta))
+        }
     } else if fmin < 0 && -fmin - delta >= 0 {
         // `f + (MIN - fmin - δ)`: at `fmin`, `MIN - δ`.
         bin(Add, f, lit(lo - fmin - delta))

@@ -365,6 +365,9 @@ fn near_bound_kernels_overflow_exactly_past_the_bound() {
                 let input = NDArray::from_scalars(d, vec![n], &vec![Scalar::Int(full); n as usize]).expect("fits");
                 let out = NDArray::from_scalars(d, vec![n], &vec![Scalar::Int(0); n as usize]).expect("fits");
                 let (o, e) = run_both(&k, &[input], &out, &[]);
+                if let Err(why) = printed(&k) {
+                    panic!("{d} imax {imax} {p:?}: {why}");
+                }
                 let show = || {
                     format!("{d} imax {imax} {p:?}\n{}\noracle {o:?}\nengine {e:?}", printed(&k).unwrap_or_default())
                 };
