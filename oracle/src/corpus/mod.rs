@@ -175,25 +175,18 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
 /// The file's module, parsed and checked once for all its `run:` lines (and both engines).
 type Prepared = std::cell::OnceCell<Result<IRModule, String>>;
 
-/// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
-/// `options.engine`: pass when each passes; the tally counts each engine's passes.
-fn run_line(
-    (file_name, src, prepared): (&str, &str, &Prepared),
-    call: &str,
-    expect: Result<&str, ErrorKind>,
-    (tol, memory): (f64, Option<usize>),
-    options: RunOptions,
-    report: &mut FileReport,
-) -> Status {
-    // The file's memory budget holds for the run in every engine (and nothing else).
+/// Runs `f` under the file's memory budget (`memory:`), which holds for its run lines
+/// in every engine (and nothing else).
+fn with_memory<R>(memory: Option<usize>, f: impl FnOnce() -> R) -> R {
     match memory {
-        Some(memory) => spec_model::limits::Budgets { memory, ..spec_model::limits::current() }
-            .scope(|| run_line_here((file_name, src, prepared), call, expect, tol, options, report)),
-        None => run_line_here((file_name, src, prepared), call, expect, tol, options, report),
+        Some(memory) => spec_model::limits::Budgets { memory, ..spec_model::limits::current() }.scope(f),
+        None => f(),
     }
 }
 
-fn run_line_here(
+/// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
+/// `options.engine`: pass when each passes; the tally counts each engine's passes.
+fn run_line(
     (file_name, src, prepared): (&str, &str, &Prepared),
     call: &str,
     expect: Result<&str, ErrorKind>,
@@ -268,7 +261,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
     let file_name = path.display().to_string();
     let parsed = parse_module(&src);
     let prepared = Prepared::new();
-    let tol = (md.tolerance.unwrap_or(DEFAULT_TOLERANCE), md.memory);
+    let tol = md.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     for exp in &md.expectations {
         let status = match (exp, &parsed) {
             (Expectation::ParseError { code, at }, Ok(_)) => {
@@ -338,15 +331,17 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
                         "`expect: error Crash`: a checked program never crashes; Crash is a bug, never an expectation"
                             .into(),
                     ),
-                    Some(k) => run_line((&file_name, &src, &prepared), call, Err(k), tol, options, &mut report),
+                    Some(k) => with_memory(md.memory, || {
+                        run_line((&file_name, &src, &prepared), call, Err(k), tol, options, &mut report)
+                    }),
                     None => Status::Fail(format!(
                         "`expect: error {kind}`: not an error kind ({})",
                         ErrorKind::ALL.map(|k| k.name()).join(", ")
                     )),
                 },
-                Expectation::RunValue { call, value } => {
+                Expectation::RunValue { call, value } => with_memory(md.memory, || {
                     run_line((&file_name, &src, &prepared), call, Ok(value), tol, options, &mut report)
-                }
+                }),
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },
         };
