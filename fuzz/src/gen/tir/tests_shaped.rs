@@ -358,7 +358,7 @@ fn near_bound_kernels_overflow_exactly_past_the_bound() {
             for (p, exact) in super::bounds::Plan::every(d, imax) {
                 let i = PrimVar::new("i", I64);
                 let value = super::bounds::near_bound(p, d, imax, var(&i), load(&a, &[var(&i)]));
-                let body = nest(&[i.clone()], &[idx(n as i64)], store(&b, &[var(&i)], value));
+                let body = nest(std::slice::from_ref(&i), &[idx(n as i64)], store(&b, &[var(&i)], value));
                 let func = finish("k", vec![buffer_param(&a), buffer_param(&b)], vec![body]);
                 let k = Kernel { func, scalars: Vec::new() };
                 let full = if d.is_uint() { 255 } else { 8 };
