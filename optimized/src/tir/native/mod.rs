@@ -298,11 +298,14 @@ impl NativeFunc {
                 let (x, y) =
                     if *unsigned { (i128::from(a as u64), i128::from(b as u64)) } else { (a.into(), b.into()) };
                 let exact = match op {
-                    PrimBinOp::Add => x + y,
-                    PrimBinOp::Sub => x - y,
-                    PrimBinOp::Mul => x * y,
+                    PrimBinOp::Add => (x + y).to_string(),
+                    PrimBinOp::Sub => (x - y).to_string(),
+                    // Two uint64 factors may pass i128 (not u128: both are below 2^64).
+                    PrimBinOp::Mul => x
+                        .checked_mul(y)
+                        .map_or_else(|| (x.unsigned_abs() * y.unsigned_abs()).to_string(), |p| p.to_string()),
                     // The one division that overflows: the minimum by -1.
-                    _ => -x,
+                    _ => (-x).to_string(),
                 };
                 (ErrorKind::IntegerOverflow, format!("{exact} does not fit in {dt}"))
             }
