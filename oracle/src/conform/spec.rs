@@ -95,7 +95,8 @@ pub fn plan_file(src: &str) -> FilePlan {
     let Some(n) = report.normalized else { return plan };
     for e in &md.expectations {
         if let Expectation::RunValue { call, .. } | Expectation::RunError { call, .. } = e {
-            plan.requests.push(plan_run(&n, call));
+            // The spec's outcome under the file's budgets, as the corpus runner runs it.
+            plan.requests.push(crate::corpus::with_budgets(&md, || plan_run(&n, call)));
         }
     }
     plan.normalized = Some(n);

@@ -79,6 +79,10 @@ pub struct Metadata {
     /// engine: a program that must run within a small budget (a leak in an engine's
     /// bookkeeping then shows as a MemoryExhausted the file does not expect).
     pub memory: Option<usize>,
+    /// LIMIT-fuel for the file's `run:` lines, in steps (`fuel: 2000`), in every engine:
+    /// a program that must exhaust (or fit) a small step budget, without running the
+    /// default budget's ten million steps to show it.
+    pub fuel: Option<u64>,
     /// Extension keys (`x-NAME: value`), kept in order and otherwise ignored: tools
     /// record what they know there (e.g. `x-implementation-outcome` in a divergence
     /// found by `fuzz-smoke --against`).
@@ -129,6 +133,9 @@ pub fn parse_metadata(src: &str) -> Result<Metadata, String> {
             }
             "memory" => {
                 md.memory = Some(value.parse().map_err(|_| format!("line {n}: memory is a number of bytes"))?);
+            }
+            "fuel" => {
+                md.fuel = Some(value.parse().map_err(|_| format!("line {n}: fuel is a number of steps"))?);
             }
             "run" => {
                 if let Some((m, _)) = pending_run {
@@ -250,6 +257,14 @@ mod tests {
         assert_eq!(md.memory, Some(65536));
         assert_eq!(parse_metadata("# ---\n# expect: valid\n# ---\n").unwrap().memory, None);
         assert!(parse_metadata("# ---\n# memory: 64k\n# expect: valid\n# ---\n").is_err());
+    }
+
+    #[test]
+    fn fuel_budget() {
+        let md = parse_metadata("# ---\n# fuel: 2000\n# expect: valid\n# ---\n").unwrap();
+        assert_eq!(md.fuel, Some(2000));
+        assert_eq!(parse_metadata("# ---\n# expect: valid\n# ---\n").unwrap().fuel, None);
+        assert!(parse_metadata("# ---\n# fuel: -1\n# expect: valid\n# ---\n").is_err());
     }
 
     #[test]

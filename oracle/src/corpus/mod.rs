@@ -175,13 +175,16 @@ fn check_normal_form_expectation(path: &Path, m: &IRModule, bless: bool) -> Stat
 /// The file's module, parsed and checked once for all its `run:` lines (and both engines).
 type Prepared = std::cell::OnceCell<Result<IRModule, String>>;
 
-/// Runs `f` under the file's memory budget (`memory:`), which holds for its run lines
-/// in every engine (and nothing else).
-fn with_memory<R>(memory: Option<usize>, f: impl FnOnce() -> R) -> R {
-    match memory {
-        Some(memory) => spec_model::limits::Budgets { memory, ..spec_model::limits::current() }.scope(f),
-        None => f(),
+/// Runs `f` under the file's memory and fuel budgets (`memory:`, `fuel:`), which hold
+/// for its run lines in every engine (and nothing else).
+pub fn with_budgets<R>(md: &Metadata, f: impl FnOnce() -> R) -> R {
+    if md.memory.is_none() && md.fuel.is_none() {
+        return f();
     }
+    let current = spec_model::limits::current();
+    let memory = md.memory.unwrap_or(current.memory);
+    let fuel = md.fuel.unwrap_or(current.fuel);
+    spec_model::limits::Budgets { memory, fuel, ..current }.scope(f)
 }
 
 /// Runs one corpus file's `run:` line (`call`, expecting `expect`) in the engines of
@@ -331,7 +334,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
                         "`expect: error Crash`: a checked program never crashes; Crash is a bug, never an expectation"
                             .into(),
                     ),
-                    Some(k) => with_memory(md.memory, || {
+                    Some(k) => with_budgets(&md, || {
                         run_line((&file_name, &src, &prepared), call, Err(k), tol, options, &mut report)
                     }),
                     None => Status::Fail(format!(
@@ -339,7 +342,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
                         ErrorKind::ALL.map(|k| k.name()).join(", ")
                     )),
                 },
-                Expectation::RunValue { call, value } => with_memory(md.memory, || {
+                Expectation::RunValue { call, value } => with_budgets(&md, || {
                     run_line((&file_name, &src, &prepared), call, Ok(value), tol, options, &mut report)
                 }),
                 Expectation::ParseError { .. } => unreachable!("handled above"),
