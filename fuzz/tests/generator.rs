@@ -172,3 +172,39 @@ fn call_tir_passes_scalars_as_tir_vars_and_as_prim_values() {
     }
     assert!(tir_vars > 0 && prims > 0, "tir_vars: {tir_vars}, PrimValue arguments: {prims}");
 }
+
+/// Float operators also get float16 operands (a float32 operand narrowed by
+/// `R.astype`), not only `call_tir` kernels: the engine's float16 kernels are then
+/// checked against the oracle.
+#[test]
+fn float_operators_get_float16_operands() {
+    use spec_model::grammar::{visit::walk_expr, AttrValue, BaseFunc, ExprKind};
+    use spec_model::ops::Op;
+    let mut ops = std::collections::BTreeSet::new();
+    for seed in 0..300u64 {
+        let m = program_of(&seed_bytes(seed), seed % 2 == 1);
+        for (_, f) in &m.ir.functions {
+            let BaseFunc::Relax(f) = f else { continue };
+            walk_expr(&f.body, &mut |e| {
+                let ExprKind::Call(c) = &e.kind else { return };
+                let Some(op) = (match &c.op.kind {
+                    ExprKind::Op(o) => o.registered(),
+                    _ => None,
+                }) else {
+                    return;
+                };
+                let narrowed = |a: &spec_model::grammar::Expr| match &a.kind {
+                    ExprKind::Call(n) => {
+                        matches!(&n.op.kind, ExprKind::Op(o) if o.registered() == Some(Op::Astype))
+                            && matches!(n.attrs.get("dtype"), Some(AttrValue::Str(d)) if d == "float16")
+                    }
+                    _ => false,
+                };
+                if op != Op::Astype && c.args.iter().any(narrowed) {
+                    ops.insert(format!("{op:?}"));
+                }
+            });
+        }
+    }
+    assert!(ops.len() >= 5, "operators with a float16 operand: {ops:?}");
+}

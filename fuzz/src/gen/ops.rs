@@ -86,6 +86,12 @@ impl<'a> Gen<'a, '_> {
             dims.push(Dim::lit(1));
         }
         let e = self.expr_of(&Ty::tensor(dims.clone(), default), sc, 1);
+        // Now and then a float operand is narrowed to float16 first, so that the float
+        // operators also run on float16 (computed in float32, rounded once per element).
+        let f16 = DataType::float(16);
+        if default.is_float() && ok(f16) && self.chance(1, 12) {
+            return (call(Expr::op(Op::Astype), vec![e], Vec::new(), dtype_attr("dtype", f16)), dims, f16);
+        }
         (e, dims, default)
     }
 
