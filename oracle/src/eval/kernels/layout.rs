@@ -63,7 +63,9 @@ pub(crate) fn layout_transform(cx: &Cx, args: &[Value]) -> EvalResult<Value> {
                 Ok(PrimValue::Int(v)) => v,
                 Ok(_) => return Err(cx.error(format!("result {k} of the index map is not an integer"))),
                 Err(PrimEvalError::IntegerOverflow) => {
-                    return Err(cx.error(format!("index {index:?}: result {k} of the index map overflows int64")))
+                    return Err(
+                        cx.error(format!("index {index:?}: result {k} of the index map overflows its integer dtype"))
+                    )
                 }
                 Err(e) => return Err(cx.error(format!("index {index:?}: result {k} of the index map: {e:?}"))),
             };
