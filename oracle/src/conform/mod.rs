@@ -156,7 +156,7 @@ fn run_file(adapter: &mut Adapter, path: &std::path::Path, o: &Options) -> FileR
             program,
             entry: p.entry.clone(),
             args: p.args.clone().unwrap_or_default(),
-            fuel: (p.action == Action::Run).then_some(o.fuel),
+            fuel: (p.action == Action::Run).then_some(plan.fuel.unwrap_or(o.fuel)),
         };
         let t = Instant::now();
         let reply = adapter.request(&req, o.timeout);

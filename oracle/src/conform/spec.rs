@@ -60,6 +60,9 @@ pub struct FilePlan {
     pub module: Option<IRModule>,
     /// Its normal form, when the oracle accepts it.
     pub normalized: Option<IRModule>,
+    /// The file's step budget (`fuel:`), sent with its `run` requests in place of the
+    /// default: the spec's outcomes are computed under it.
+    pub fuel: Option<u64>,
     pub requests: Vec<Planned>,
 }
 
@@ -74,6 +77,7 @@ pub fn plan_file(src: &str) -> FilePlan {
         tolerance,
         module: None,
         normalized: None,
+        fuel: md.fuel,
         requests: Vec::new(),
     };
     let check = |spec| Planned { action: Action::Check, call: None, entry: None, args: Ok(vec![]), spec };
@@ -95,8 +99,11 @@ pub fn plan_file(src: &str) -> FilePlan {
     let Some(n) = report.normalized else { return plan };
     for e in &md.expectations {
         if let Expectation::RunValue { call, .. } | Expectation::RunError { call, .. } = e {
-            // The spec's outcome under the file's budgets, as the corpus runner runs it.
-            plan.requests.push(crate::corpus::with_budgets(&md, || plan_run(&n, call)));
+            // The spec's outcome under the file's fuel, which the request carries too
+            // (the protocol has no memory budget: that stays the default here).
+            let fuel = md.fuel.unwrap_or(spec_model::limits::current().fuel);
+            let budgets = spec_model::limits::Budgets { fuel, ..spec_model::limits::current() };
+            plan.requests.push(budgets.scope(|| plan_run(&n, call)));
         }
     }
     plan.normalized = Some(n);

@@ -177,7 +177,7 @@ type Prepared = std::cell::OnceCell<Result<IRModule, String>>;
 
 /// Runs `f` under the file's memory and fuel budgets (`memory:`, `fuel:`), which hold
 /// for its run lines in every engine (and nothing else).
-pub fn with_budgets<R>(md: &Metadata, f: impl FnOnce() -> R) -> R {
+fn with_budgets<R>(md: &Metadata, f: impl FnOnce() -> R) -> R {
     if md.memory.is_none() && md.fuel.is_none() {
         return f();
     }
