@@ -121,6 +121,28 @@ macro_rules! element {
 }
 element!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u16 => U16, u32 => U32, u64 => U64, f16 => F16, f32 => F32, f64 => F64);
 
+/// `x` rounded once to the nearest `float16`, ties to even (overflow to an infinity).
+/// `f16::from_f64` of the `half` crate rounds twice on x86 with F16C (through `f32`),
+/// so this goes through `f32` rounded *to odd*: an inexact result keeps a sticky last
+/// bit, and with 24 bits against `float16`'s 11 the second rounding is then exact.
+#[inline]
+pub fn f16_of_f64(x: f64) -> f16 {
+    let f = x as f32;
+    if !f.is_finite() || f64::from(f) == x {
+        return f16::from_f32(f);
+    }
+    let b = f.to_bits();
+    // Of the two f32 neighbours of x, the one with an odd last bit.
+    let odd = if b & 1 == 1 {
+        f
+    } else if f64::from(f).abs() > x.abs() {
+        f32::from_bits(b - 1)
+    } else {
+        f32::from_bits(b + 1)
+    };
+    f16::from_f32(odd)
+}
+
 /// `u8` storage is shared by `uint8` and `bool`; [`Element::DTYPE`] names `uint8`.
 impl Element for u8 {
     const DTYPE: DType = DType::U8;
@@ -138,5 +160,42 @@ mod tests {
             assert_eq!(size, d.size(), "{d}");
         }
         assert_eq!(DType::of(DataType::void()), None);
+    }
+
+    /// Against the reference's binary search, near every `float16` midpoint (where
+    /// double rounding goes wrong) and across the range.
+    #[test]
+    fn f16_of_f64_rounds_once() {
+        use spec_model::grammar::f16_nearest;
+        let check = |x: f64| {
+            if x.is_nan() {
+                // A NaN's payload is not part of the semantics.
+                assert!(f16_of_f64(x).is_nan());
+            } else {
+                assert_eq!(f16_of_f64(x).to_bits(), f16_nearest(x).to_bits(), "{x:e}");
+            }
+        };
+        for b in 0..0x7C00u16 {
+            let lo = f16::from_bits(b).to_f64();
+            let hi = if b == 0x7BFF { 65536.0 } else { f16::from_bits(b + 1).to_f64() };
+            let mid = (lo + hi) / 2.0;
+            for k in [0i64, 1, 2, 3, 1 << 20, 1 << 28, (1 << 29) - 1, 1 << 29, (1 << 29) + 1, 1 << 40] {
+                for m in [mid, lo, hi] {
+                    let up = f64::from_bits(m.to_bits().saturating_add(k as u64));
+                    let down = f64::from_bits(m.to_bits().saturating_sub(k as u64));
+                    for x in [up, down, -up, -down] {
+                        check(x);
+                    }
+                }
+            }
+        }
+        let mut r = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            check(f64::from_bits(r));
+        }
+        assert_eq!(f16_of_f64(1.0 + 2f64.powi(-11) + 2f64.powi(-30)).to_f64(), 1.0009765625);
     }
 }

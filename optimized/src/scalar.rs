@@ -556,16 +556,16 @@ impl Num for f16 {
     }
     /// The count is first rounded to `f16` (so counts above 2048 may round).
     fn mean(sum: Self, count: usize) -> Option<Self> {
-        Some(sum.div(f16::from_f64(count as f64)))
+        Some(sum.div(crate::dtype::f16_of_f64(count as f64)))
     }
     #[inline(always)]
     fn from_i64(x: i64) -> Self {
         // Exact to f64 below 2^53; above it both roundings overflow to infinity.
-        f16::from_f64(x as f64)
+        crate::dtype::f16_of_f64(x as f64)
     }
     #[inline(always)]
     fn from_u64(x: u64) -> Self {
-        f16::from_f64(x as f64)
+        crate::dtype::f16_of_f64(x as f64)
     }
     #[inline(always)]
     fn from_bool(b: bool) -> Self {
@@ -577,7 +577,7 @@ impl Num for f16 {
     }
     #[inline(always)]
     fn from_f64(x: f64) -> Option<Self> {
-        Some(f16::from_f64(x))
+        Some(crate::dtype::f16_of_f64(x))
     }
     #[inline(always)]
     fn cast<D: Num>(self) -> Option<D> {

@@ -128,7 +128,7 @@ fn as_float(v: PrimValue) -> f64 {
 
 fn round_float(x: f64, dtype: DataType) -> f64 {
     match dtype.bits {
-        16 => half::f16::from_f64(x).to_f64(),
+        16 => crate::grammar::f16_nearest(x).to_f64(),
         32 => x as f32 as f64,
         _ => x,
     }

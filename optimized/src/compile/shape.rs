@@ -137,7 +137,7 @@ fn real(v: PVal) -> f64 {
 /// `x` rounded to a float dtype of `bits` bits.
 fn round(x: f64, bits: u32) -> f64 {
     match bits {
-        16 => half::f16::from_f64(x).to_f64(),
+        16 => crate::dtype::f16_of_f64(x).to_f64(),
         32 => x as f32 as f64,
         _ => x,
     }

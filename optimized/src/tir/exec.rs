@@ -61,7 +61,7 @@ fn store(t: &Tensor, off: usize, v: Val) -> std::result::Result<(), Access> {
     if dtype.is_float() || dtype.is_bool() {
         let f = v.as_f64();
         return match dtype {
-            DType::F16 => put(b, n, off, f16::from_f64(f)),
+            DType::F16 => put(b, n, off, crate::dtype::f16_of_f64(f)),
             DType::F32 => put(b, n, off, f as f32),
             DType::F64 => put(b, n, off, f),
             _ => put(b, n, off, u8::from(v.truthy())),

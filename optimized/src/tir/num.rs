@@ -11,7 +11,6 @@
 
 use crate::dtype::DType;
 use crate::error::ErrorKind;
-use half::f16;
 use spec_model::grammar::tir::Intrinsic;
 use spec_model::grammar::{DataType, PrimBinOp, TypeCode};
 
@@ -131,7 +130,7 @@ pub fn fit(i: i128, d: DataType) -> NumResult {
 /// `x` rounded to nearest-even in the float dtype `d` (by its width).
 pub fn round_to(x: f64, d: DataType) -> f64 {
     match d.bits {
-        16 => f16::from_f64(x).to_f64(),
+        16 => crate::dtype::f16_of_f64(x).to_f64(),
         32 => f64::from(x as f32),
         _ => x,
     }

@@ -4,6 +4,7 @@
 
 mod datatype;
 mod expr;
+mod float16;
 mod index_map;
 mod module;
 mod ndarray;
@@ -18,6 +19,7 @@ pub use datatype::{DataType, TypeCode};
 pub use expr::{
     AttrValue, Attrs, Binding, BindingBlock, BlockKind, Call, Expr, ExprKind, Function, If, SeqExpr, Var, VarNode,
 };
+pub use float16::f16_nearest;
 pub use index_map::IndexMap;
 pub use module::{BaseFunc, GlobalVar, IRModule};
 pub use ndarray::{NDArray, Scalar, TensorData};

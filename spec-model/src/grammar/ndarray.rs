@@ -115,7 +115,7 @@ impl TensorData {
             TensorData::U16(v) => v.push(int(s, "uint16")?),
             TensorData::U32(v) => v.push(int(s, "uint32")?),
             TensorData::U64(v) => v.push(int(s, "uint64")?),
-            TensorData::F16(v) => v.push(f16::from_f64(float(s))),
+            TensorData::F16(v) => v.push(super::f16_nearest(float(s))),
             TensorData::F32(v) => v.push(float(s) as f32),
             TensorData::F64(v) => v.push(float(s)),
         }

@@ -12,7 +12,7 @@ pub extern "C" fn f16_round_f32(x: f32) -> f32 {
     f16::from_f32(x).to_f32()
 }
 pub extern "C" fn f16_round_f64(x: f64) -> f32 {
-    f16::from_f64(x).to_f32()
+    crate::dtype::f16_of_f64(x).to_f32()
 }
 /// A stored `float16` (its bits, zero-extended) as the `f32` that holds it in registers.
 pub extern "C" fn f16_load(bits: u32) -> f32 {

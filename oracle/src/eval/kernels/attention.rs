@@ -15,7 +15,7 @@ trait Fl: Real + Storage {
 
 impl Fl for f16 {
     fn of(x: f64) -> f16 {
-        f16::from_f64(x)
+        spec_model::grammar::f16_nearest(x)
     }
 }
 

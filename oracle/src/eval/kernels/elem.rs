@@ -253,7 +253,7 @@ impl Elem for f16 {
         }
     }
     fn mean(sum: Self, count: usize) -> Option<Self> {
-        sum.quot(f16::from_f64(count as f64))
+        sum.quot(spec_model::grammar::f16_nearest(count as f64))
     }
 }
 

@@ -106,7 +106,7 @@ impl Math for f16 {
         if self.to_f32() > 0.0 {
             self
         } else {
-            f16::from_f32(f16::from_f64(alpha).to_f32() * self.to_f32())
+            f16::from_f32(spec_model::grammar::f16_nearest(alpha).to_f32() * self.to_f32())
         }
     }
 }

@@ -72,7 +72,7 @@ pub(super) fn supported(d: DataType) -> bool {
 /// `x` rounded to the float dtype `d` (round to nearest, ties to even).
 pub(super) fn round_to(x: f64, d: DataType) -> f64 {
     match d.bits {
-        16 => f16::from_f64(x).to_f64(),
+        16 => spec_model::grammar::f16_nearest(x).to_f64(),
         32 => x as f32 as f64,
         _ => x,
     }
@@ -363,7 +363,7 @@ pub(super) fn store_elem(data: &mut TensorData, i: usize, v: Val) {
         TensorData::U16(x) => x[i] = int as u16,
         TensorData::U32(x) => x[i] = int as u32,
         TensorData::U64(x) => x[i] = int as u64,
-        TensorData::F16(x) => x[i] = f16::from_f64(fl),
+        TensorData::F16(x) => x[i] = spec_model::grammar::f16_nearest(fl),
         TensorData::F32(x) => x[i] = fl as f32,
         TensorData::F64(x) => x[i] = fl,
     }

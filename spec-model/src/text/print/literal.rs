@@ -102,7 +102,7 @@ fn element(data: &TensorData, i: usize) -> String {
         if x.is_finite() {
             // The exact value (65504.0) unless a shorter decimal reads back the same (0.1).
             let exact = format!("{:?}", x.to_f32());
-            if let Some(t) = shortest(x.to_f64(), |p| half::f16::from_f64(p).to_bits() == x.to_bits()) {
+            if let Some(t) = shortest(x.to_f64(), |p| crate::grammar::f16_nearest(p).to_bits() == x.to_bits()) {
                 return if t.len() < exact.len() { t } else { exact };
             }
         }
@@ -110,7 +110,7 @@ fn element(data: &TensorData, i: usize) -> String {
     let text = data.element_text(i);
     let exact = |parsed: f64| -> bool {
         match data {
-            TensorData::F16(v) => half::f16::from_f64(parsed).to_bits() == v[i].to_bits(),
+            TensorData::F16(v) => crate::grammar::f16_nearest(parsed).to_bits() == v[i].to_bits(),
             TensorData::F32(v) => (parsed as f32).to_bits() == v[i].to_bits(),
             _ => true,
         }
