@@ -25,6 +25,28 @@ fn main() {
             })
         })
         .collect();
+    // `x-interpreted` is what lets a corpus kernel fall back to the engine's TIR
+    // interpreter: without the key, the same file fails the native-code demand.
+    let declared = root.join("eval/op_call_tir_float_loop_and_axis_variables.rx");
+    trials.push(Trial::test("x-interpreted lets the PrimFuncs it names fall back", move || {
+        let both = RunOptions { engine: Engine::Both, native_tir: true, ..RunOptions::default() };
+        let src = std::fs::read_to_string(&declared).map_err(|e| Failed::from(e.to_string()))?;
+        let undeclared: String =
+            src.lines().filter(|l| !l.starts_with("# x-interpreted:")).map(|l| format!("{l}\n")).collect();
+        if undeclared.len() == src.len() {
+            return Err("the file has no x-interpreted key".into());
+        }
+        let dir = std::env::temp_dir().join(format!("relax-x-interpreted-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Failed::from(e.to_string()))?;
+        let copy = dir.join("undeclared.rx");
+        std::fs::write(&copy, undeclared).map_err(|e| Failed::from(e.to_string()))?;
+        let (with, without) = (run_file_with(&declared, both).status, run_file_with(&copy, both).status);
+        let _ = std::fs::remove_dir_all(&dir);
+        match (with, without) {
+            (Status::Pass, Status::Fail(why)) if why.contains("falls back to the interpreter") => Ok(()),
+            (w, wo) => Err(format!("with the key: {w}; without it: {wo}").into()),
+        }
+    }));
     // The bar for the syntax corpus.
     let syntax = root.join("syntax");
     trials.push(Trial::test("syntax corpus has at least 40 passing files", move || {

@@ -89,6 +89,19 @@ pub struct Metadata {
     pub extra: Vec<(String, String)>,
 }
 
+impl Metadata {
+    /// The PrimFuncs that `x-interpreted: f, g` names: kernels the optimized engine's
+    /// native code generator declines by design (they run in its TIR interpreter), which
+    /// a run requiring native code (the mutation gate's) lets fall back.
+    pub fn interpreted(&self) -> Vec<String> {
+        self.extra
+            .iter()
+            .filter(|(k, _)| k == "x-interpreted")
+            .flat_map(|(_, v)| v.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()))
+            .collect()
+    }
+}
+
 const PARSE_ERROR_CODES: &[&str] = &["syntax", "name", "limit"];
 
 /// Reads the metadata block; errors name the offending line (1-based).

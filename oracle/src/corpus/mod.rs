@@ -67,7 +67,8 @@ pub struct RunOptions {
     /// Which engine runs the `run:` lines.
     pub engine: Engine,
     /// In the optimized engine, fail a PrimFunc that native code declines (the engine's
-    /// own corpus and tests want every kernel covered; a user's file may not).
+    /// own corpus and tests want every kernel covered; a user's file may not), unless
+    /// the file's `x-interpreted: f, g` key names it.
     pub native_tir: bool,
 }
 
@@ -195,6 +196,7 @@ fn run_line(
     expect: Result<&str, ErrorKind>,
     tol: f64,
     options: RunOptions,
+    interpreted: &[String],
     report: &mut FileReport,
 ) -> Status {
     let engine = options.engine;
@@ -210,7 +212,8 @@ fn run_line(
         }
     }
     if engine != Engine::Oracle {
-        match crate::engine::check_run(prepared, call, expect, tol, options.native_tir) {
+        let native_tir = options.native_tir.then_some(interpreted);
+        match crate::engine::check_run(prepared, call, expect, tol, native_tir) {
             Ok(()) => report.runs.optimized += 1,
             Err(why) => failures.push(format!("optimized engine: {why}")),
         }
@@ -265,6 +268,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
     let parsed = parse_module(&src);
     let prepared = Prepared::new();
     let tol = md.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    let interpreted = md.interpreted();
     for exp in &md.expectations {
         let status = match (exp, &parsed) {
             (Expectation::ParseError { code, at }, Ok(_)) => {
@@ -335,7 +339,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
                             .into(),
                     ),
                     Some(k) => with_budgets(&md, || {
-                        run_line((&file_name, &src, &prepared), call, Err(k), tol, options, &mut report)
+                        run_line((&file_name, &src, &prepared), call, Err(k), tol, options, &interpreted, &mut report)
                     }),
                     None => Status::Fail(format!(
                         "`expect: error {kind}`: not an error kind ({})",
@@ -343,7 +347,7 @@ fn run_file_here(path: &Path, options: RunOptions) -> FileReport {
                     )),
                 },
                 Expectation::RunValue { call, value } => with_budgets(&md, || {
-                    run_line((&file_name, &src, &prepared), call, Ok(value), tol, options, &mut report)
+                    run_line((&file_name, &src, &prepared), call, Ok(value), tol, options, &interpreted, &mut report)
                 }),
                 Expectation::ParseError { .. } => unreachable!("handled above"),
             },
