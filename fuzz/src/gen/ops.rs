@@ -542,8 +542,14 @@ impl<'a> Gen<'a, '_> {
                 let vals = sc.vars_where(|t| !matches!(t, Ty::Func { .. }));
                 let n = 1 + self.pick(2);
                 let args: Vec<Expr> = (0..n).filter_map(|_| self.choose(&vals).map(|(v, _)| Expr::var(&v))).collect();
+                // An empty format is no format (the arguments joined by spaces).
                 let attrs = if self.chance(1, 2) {
-                    attr("format", AttrValue::Str(vec!["{}"; args.len()].join(" | ")))
+                    let format = match self.pick(3) {
+                        0 => String::new(),
+                        1 => format!("values: {}.", vec!["{}"; args.len()].join(", ")),
+                        _ => vec!["{}"; args.len()].join(" | "),
+                    };
+                    attr("format", AttrValue::Str(format))
                 } else {
                     no()
                 };
