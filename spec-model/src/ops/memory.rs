@@ -198,7 +198,7 @@ pub fn vm_call_tir_dyn(cx: &mut Infer) -> Result<StructInfo, OpError> {
         (ExprKind::GlobalVar(gv), _) => match cx.module.map(|m| m.get(&gv.name)) {
             None => {}
             Some(Some(BaseFunc::Tir(f))) => {
-                let buffers: Vec<_> = f.params.iter().filter_map(|p| p.buffer.as_ref()).collect();
+                let buffers = super::special::tensor_params(f);
                 if *ndim != -1 && f.params.len() as i64 != tensors.len() as i64 + ndim {
                     return Err(cx.error(format!(
                         "`{}` takes {} parameters; the call passes {} tensors and {ndim} scalars",
@@ -207,7 +207,10 @@ pub fn vm_call_tir_dyn(cx: &mut Infer) -> Result<StructInfo, OpError> {
                         tensors.len()
                     )));
                 }
-                for (j, (t, b)) in infos.iter().zip(&buffers).enumerate() {
+                require!(cx => buffers.len() == tensors.len(),
+                    "`{}` takes {} tensors (buffers and handles); the call passes {}", gv.name, buffers.len(), tensors.len());
+                for (j, (t, b)) in infos.iter().zip(buffers).enumerate() {
+                    let Some(b) = b else { continue };
                     require!(cx => t.ndim == -1 || t.ndim as usize == b.shape().len(),
                         "tensor {j} has rank {} but buffer `{}` of `{}` has rank {}", t.ndim, b.name(), gv.name, b.shape().len());
                     require!(cx => t.dtype.is_void() || t.dtype == b.dtype(),

@@ -3,7 +3,8 @@
 
 use super::infer::Infer;
 use super::OpError;
-use crate::grammar::{BaseFunc, ExprKind, PrimFunc, StructInfo, StructInfoKind};
+use crate::grammar::tir::Buffer;
+use crate::grammar::{BaseFunc, DataType, ExprKind, PrimFunc, StructInfo, StructInfoKind};
 use crate::require;
 use crate::struct_info::default_derive;
 use crate::text::print_struct_info;
@@ -79,9 +80,21 @@ fn call_tir_inputs(cx: &Infer) -> Result<(Vec<StructInfo>, Vec<usize>), OpError>
     Ok((tensors, prims))
 }
 
-/// Checks tensors against the PrimFunc's buffer parameters (rank and dtype, where known).
+/// The PrimFunc's tensor parameters in order: a buffer, or `None` for a bare
+/// `T.handle` (which takes its tensor and never reads it). A call's tensors fill them
+/// in order, as at run time; its scalars fill the other parameters.
+pub(super) fn tensor_params(f: &PrimFunc) -> Vec<Option<&Buffer>> {
+    f.params
+        .iter()
+        .filter(|p| p.buffer.is_some() || p.var.dtype() == DataType::handle())
+        .map(|p| p.buffer.as_ref())
+        .collect()
+}
+
+/// Checks tensors against the PrimFunc's tensor parameters ([`tensor_params`]): their
+/// count, and rank and dtype where a buffer gives them.
 fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], scalars: i64) -> Result<(), OpError> {
-    let buffers: Vec<_> = f.params.iter().filter_map(|p| p.buffer.as_ref()).collect();
+    let tensor_params = tensor_params(f);
     let expected = tensors.len() as i64 + scalars.max(0);
     if f.params.len() as i64 != expected && scalars != -1 {
         return Err(cx.error(format!(
@@ -91,7 +104,15 @@ fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], s
             scalars
         )));
     }
-    for (j, (t, b)) in tensors.iter().zip(&buffers).enumerate() {
+    if tensor_params.len() != tensors.len() {
+        return Err(cx.error(format!(
+            "`{name}` takes {} tensors (buffers and handles); the call passes {} (inputs and outputs)",
+            tensor_params.len(),
+            tensors.len()
+        )));
+    }
+    for (j, (t, b)) in tensors.iter().zip(tensor_params).enumerate() {
+        let Some(b) = b else { continue };
         let ti = cx.tensor_of(t, "a tensor")?;
         if ti.ndim != -1 && ti.ndim as usize != b.shape().len() {
             return Err(cx.error(format!(
@@ -186,7 +207,7 @@ fn call_tir_family(cx: &mut Infer, inplace: Option<&[i64]>) -> Result<StructInfo
                 check_buffers(cx, &gv.name, f, &all, scalars)?;
                 for &j in &prims {
                     let p = f.params.get(j);
-                    if p.is_some_and(|p| p.buffer.is_some() || p.var.dtype() == crate::grammar::DataType::handle()) {
+                    if p.is_some_and(|p| p.buffer.is_some() || p.var.dtype() == DataType::handle()) {
                         return Err(cx.error(format!(
                             "argument {j} is a PrimValue, but parameter {j} of `{}` is a buffer",
                             gv.name
