@@ -189,33 +189,15 @@ pub fn vm_call_tir_dyn(cx: &mut Infer) -> Result<StructInfo, OpError> {
     let StructInfoKind::Shape { ndim, .. } = &*last.kind else {
         return Err(cx.error(format!("the last argument must be a shape, got {}", print_struct_info(last))));
     };
-    let mut infos = Vec::new();
     for (j, t) in tensors.iter().enumerate() {
-        infos.push(cx.tensor_of(t, &format!("argument {j}"))?);
+        cx.tensor_of(t, &format!("argument {j}"))?;
     }
     match (&cx.call.args[0].kind, &*cx.args[0].kind) {
         (ExprKind::ExternFunc { .. }, _) | (_, StructInfoKind::Func { params: None, .. }) => {}
         (ExprKind::GlobalVar(gv), _) => match cx.module.map(|m| m.get(&gv.name)) {
             None => {}
             Some(Some(BaseFunc::Tir(f))) => {
-                let buffers = super::special::tensor_params(f);
-                if *ndim != -1 && f.params.len() as i64 != tensors.len() as i64 + ndim {
-                    return Err(cx.error(format!(
-                        "`{}` takes {} parameters; the call passes {} tensors and {ndim} scalars",
-                        gv.name,
-                        f.params.len(),
-                        tensors.len()
-                    )));
-                }
-                require!(cx => buffers.len() == tensors.len(),
-                    "`{}` takes {} tensors (buffers and handles); the call passes {}", gv.name, buffers.len(), tensors.len());
-                for (j, (t, b)) in infos.iter().zip(buffers).enumerate() {
-                    let Some(b) = b else { continue };
-                    require!(cx => t.ndim == -1 || t.ndim as usize == b.shape().len(),
-                        "tensor {j} has rank {} but buffer `{}` of `{}` has rank {}", t.ndim, b.name(), gv.name, b.shape().len());
-                    require!(cx => t.dtype.is_void() || t.dtype == b.dtype(),
-                        "tensor {j} has dtype {} but buffer `{}` of `{}` has dtype {}", t.dtype, b.name(), gv.name, b.dtype());
-                }
+                super::special::check_buffers(cx, &gv.name, f, tensors, *ndim)?;
             }
             Some(Some(BaseFunc::Relax(_))) => {
                 return Err(cx.error(format!("`{}` is a Relax function, not a TIR PrimFunc", gv.name)))

@@ -3,7 +3,7 @@
 
 use super::infer::Infer;
 use super::OpError;
-use crate::grammar::tir::Buffer;
+use crate::grammar::tir::{Buffer, TirParam};
 use crate::grammar::{BaseFunc, DataType, ExprKind, PrimFunc, StructInfo, StructInfoKind};
 use crate::require;
 use crate::struct_info::default_derive;
@@ -83,17 +83,24 @@ fn call_tir_inputs(cx: &Infer) -> Result<(Vec<StructInfo>, Vec<usize>), OpError>
 /// The PrimFunc's tensor parameters in order: a buffer, or `None` for a bare
 /// `T.handle` (which takes its tensor and never reads it). A call's tensors fill them
 /// in order, as at run time; its scalars fill the other parameters.
-pub(super) fn tensor_params(f: &PrimFunc) -> Vec<Option<&Buffer>> {
-    f.params
-        .iter()
-        .filter(|p| p.buffer.is_some() || p.var.dtype() == DataType::handle())
-        .map(|p| p.buffer.as_ref())
-        .collect()
+fn tensor_params(f: &PrimFunc) -> Vec<Option<&Buffer>> {
+    f.params.iter().filter(|p| takes_tensor(p)).map(|p| p.buffer.as_ref()).collect()
+}
+
+/// Whether a PrimFunc parameter takes a tensor: a buffer or a bare `T.handle`.
+fn takes_tensor(p: &TirParam) -> bool {
+    p.buffer.is_some() || p.var.dtype() == DataType::handle()
 }
 
 /// Checks tensors against the PrimFunc's tensor parameters ([`tensor_params`]): their
 /// count, and rank and dtype where a buffer gives them.
-fn check_buffers(cx: &Infer, name: &str, f: &PrimFunc, tensors: &[StructInfo], scalars: i64) -> Result<(), OpError> {
+pub(super) fn check_buffers(
+    cx: &Infer,
+    name: &str,
+    f: &PrimFunc,
+    tensors: &[StructInfo],
+    scalars: i64,
+) -> Result<(), OpError> {
     let tensor_params = tensor_params(f);
     let expected = tensors.len() as i64 + scalars.max(0);
     if f.params.len() as i64 != expected && scalars != -1 {
@@ -207,7 +214,7 @@ fn call_tir_family(cx: &mut Infer, inplace: Option<&[i64]>) -> Result<StructInfo
                 check_buffers(cx, &gv.name, f, &all, scalars)?;
                 for &j in &prims {
                     let p = f.params.get(j);
-                    if p.is_some_and(|p| p.buffer.is_some() || p.var.dtype() == DataType::handle()) {
+                    if p.is_some_and(takes_tensor) {
                         return Err(cx.error(format!(
                             "argument {j} is a PrimValue, but parameter {j} of `{}` is a buffer",
                             gv.name
