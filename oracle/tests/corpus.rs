@@ -26,9 +26,10 @@ fn main() {
         })
         .collect();
     // `x-interpreted` is what lets a corpus kernel fall back to the engine's TIR
-    // interpreter: without the key, the same file fails the native-code demand.
+    // interpreter: without the key, the same file fails the native-code demand, and
+    // with a name native code does not decline, it fails as a stale key.
     let declared = root.join("eval/op_call_tir_float_loop_and_axis_variables.rx");
-    trials.push(Trial::test("x-interpreted lets the PrimFuncs it names fall back", move || {
+    trials.push(Trial::test("x-interpreted lets the PrimFuncs it names fall back, and no others", move || {
         let both = RunOptions { engine: Engine::Both, native_tir: true, ..RunOptions::default() };
         let src = std::fs::read_to_string(&declared).map_err(|e| Failed::from(e.to_string()))?;
         let undeclared: String =
@@ -40,11 +41,25 @@ fn main() {
         std::fs::create_dir_all(&dir).map_err(|e| Failed::from(e.to_string()))?;
         let copy = dir.join("undeclared.rx");
         std::fs::write(&copy, undeclared).map_err(|e| Failed::from(e.to_string()))?;
+        // The key naming one more PrimFunc, which does not exist, is stale.
+        let stale: String = src
+            .lines()
+            .map(
+                |l| if l.starts_with("# x-interpreted:") { format!("{l}, no_such_kernel\n") } else { format!("{l}\n") },
+            )
+            .collect();
+        let stale_copy = dir.join("stale.rx");
+        std::fs::write(&stale_copy, stale).map_err(|e| Failed::from(e.to_string()))?;
         let (with, without) = (run_file_with(&declared, both).status, run_file_with(&copy, both).status);
+        let with_stale = run_file_with(&stale_copy, both).status;
         let _ = std::fs::remove_dir_all(&dir);
-        match (with, without) {
-            (Status::Pass, Status::Fail(why)) if why.contains("falls back to the interpreter") => Ok(()),
-            (w, wo) => Err(format!("with the key: {w}; without it: {wo}").into()),
+        match (with, without, with_stale) {
+            (Status::Pass, Status::Fail(why), Status::Fail(stale))
+                if why.contains("falls back to the interpreter") && stale.contains("a stale key") =>
+            {
+                Ok(())
+            }
+            (w, wo, s) => Err(format!("with the key: {w}; without it: {wo}; with a stale name: {s}").into()),
         }
     }));
     // The bar for the syntax corpus.
