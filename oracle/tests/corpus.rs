@@ -32,24 +32,26 @@ fn main() {
     trials.push(Trial::test("x-interpreted lets the PrimFuncs it names fall back, and no others", move || {
         let both = RunOptions { engine: Engine::Both, native_tir: true, ..RunOptions::default() };
         let src = std::fs::read_to_string(&declared).map_err(|e| Failed::from(e.to_string()))?;
-        let undeclared: String =
-            src.lines().filter(|l| !l.starts_with("# x-interpreted:")).map(|l| format!("{l}\n")).collect();
-        if undeclared.len() == src.len() {
+        const KEY: &str = "# x-interpreted:";
+        if !src.lines().any(|l| l.starts_with(KEY)) {
             return Err("the file has no x-interpreted key".into());
         }
         let dir = std::env::temp_dir().join(format!("relax-x-interpreted-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| Failed::from(e.to_string()))?;
-        let copy = dir.join("undeclared.rx");
-        std::fs::write(&copy, undeclared).map_err(|e| Failed::from(e.to_string()))?;
+        // A copy of the file with its key line rewritten (`None` drops it).
+        let variant = |name: &str, key: &dyn Fn(&str) -> Option<String>| -> Result<std::path::PathBuf, Failed> {
+            let text: String = src
+                .lines()
+                .filter_map(|l| if l.starts_with(KEY) { key(l) } else { Some(l.to_string()) })
+                .map(|l| l + "\n")
+                .collect();
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| Failed::from(e.to_string()))?;
+            Ok(path)
+        };
+        let copy = variant("undeclared.rx", &|_| None)?;
         // The key naming one more PrimFunc, which does not exist, is stale.
-        let stale: String = src
-            .lines()
-            .map(
-                |l| if l.starts_with("# x-interpreted:") { format!("{l}, no_such_kernel\n") } else { format!("{l}\n") },
-            )
-            .collect();
-        let stale_copy = dir.join("stale.rx");
-        std::fs::write(&stale_copy, stale).map_err(|e| Failed::from(e.to_string()))?;
+        let stale_copy = variant("stale.rx", &|l| Some(format!("{l}, no_such_kernel")))?;
         let (with, without) = (run_file_with(&declared, both).status, run_file_with(&copy, both).status);
         let with_stale = run_file_with(&stale_copy, both).status;
         let _ = std::fs::remove_dir_all(&dir);
