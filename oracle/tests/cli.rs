@@ -317,3 +317,18 @@ fn the_bench_programs_check() {
         assert!(out.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// `eval --engine both` grants a sum over an intermediate tensor the tolerance of that
+/// tensor's size: a broadcast of 2^20 elements that cancel, summed, differs between the
+/// in-order sum and the engine's reassociated one by far more than a tolerance sized
+/// for 2^20 elements allows, though by less than one sized for the 4 MiB intermediate.
+#[test]
+fn eval_both_sizes_its_tolerance_by_the_largest_intermediate() {
+    let prog = "from tvm.script import relax as R\n\n\n@R.function\n\
+        def main(x: R.Tensor((4,), \"float32\")) -> R.Tensor((), \"float32\"):\n    \
+        y = R.broadcast_to(x, R.shape([262144, 4]))\n    s = R.sum(y)\n    return s\n";
+    let arg = "R.const([100000000.0, 1.0, -100000000.0, 1.0], \"float32\")";
+    let out = oracle(&["eval", "-", "--engine", "both", arg], Some(prog));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("agree"), "{err}");
+}

@@ -8,16 +8,18 @@
 //!   file's expected outcome (what `oracle test --engine optimized` checks);
 //! * `generator`: generated programs (`fuzz-smoke`'s seeds, half of them with large
 //!   tensors and long elementwise chains), the engine against the oracle (with its TIR
-//!   compiled to native code, which must cover every generated kernel, and interpreted);
+//!   compiled to native code, which must cover every generated kernel, and interpreted),
+//!   and one fixed program whose intermediate is larger than the generator's sizes make;
 //! * `both` (the default): the two.
 //!
 //! `MUTATION_SEEDS` sets how many programs the generator half runs (default 3000).
 //! Without the variable, `cargo test` runs both halves, so the gate is itself tested.
 
 use fuzz::invariants::{check_engine, check_eval};
-use fuzz::{program_with, seed_bytes};
+use fuzz::{program_with, seed_bytes, Module};
 use oracle::corpus::{collect_files, run_file_with, RunOptions, Status};
 use oracle::engine::Engine;
+use spec_model::grammar::{DataType, NDArray, Scalar};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -118,4 +120,27 @@ fn generated_programs_agree(big: bool) {
         }
     }
     assert!(failed.is_empty(), "generated programs where the engine disagrees:\n{}", failed.join("\n"));
+}
+
+/// The generator's sizes never make an intermediate tensor much larger than every input
+/// and result, so this fixed program stands in for one: a sum over a broadcast of 2^20
+/// elements that cancel, whose reassociation by the engine moves the result by far more
+/// than the inputs' and result's sizes allow. The tester must grant it the tolerance of
+/// the largest tensor the run made (the engine reports it), or it raises a false alarm.
+#[test]
+fn a_sum_over_an_intermediate_larger_than_any_input_agrees() {
+    if !enabled("generator") {
+        return;
+    }
+    let src = "from tvm.script import relax as R\n\n\n@R.function\n\
+        def main(x: R.Tensor((4,), \"float32\")) -> R.Tensor((), \"float32\"):\n    \
+        y = R.broadcast_to(x, R.shape([262144, 4]))\n    s = R.sum(y)\n    return s\n";
+    let ir = spec_model::text::parse_module(src).expect("the program parses");
+    let xs = [1e8, 1.0, -1e8, 1.0].map(Scalar::Float);
+    let x = NDArray::from_scalars(DataType::parse("float32").expect("a dtype"), vec![4], &xs).expect("fits");
+    let m = Module { ir, entry: "main".into(), inputs: vec![x] };
+    let (outcome, _) = check_eval(&m).expect("the oracle runs it");
+    if let Err(v) = check_engine(&m, &outcome) {
+        panic!("{}: {}", v.invariant, v.detail);
+    }
 }
