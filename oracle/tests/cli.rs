@@ -319,9 +319,10 @@ fn the_bench_programs_check() {
 }
 
 /// `eval --engine both` grants a sum over an intermediate tensor the tolerance of that
-/// tensor's size: a broadcast of 2^20 elements that cancel, summed, differs between the
-/// in-order sum and the engine's reassociated one by far more than a tolerance sized
-/// for 2^20 elements allows, though by less than one sized for the 4 MiB intermediate.
+/// tensor's size: a float32 broadcast of 2^20 elements that cancel, summed, differs
+/// between the in-order sum (1.0) and the engine's reassociated one (32768.0 on AVX-512)
+/// by more than a tolerance sized for 2^20 elements allows, and by less than one sized
+/// for the 4 MiB intermediate.
 #[test]
 fn eval_both_sizes_its_tolerance_by_the_largest_intermediate() {
     let prog = "from tvm.script import relax as R\n\n\n@R.function\n\
